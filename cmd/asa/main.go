@@ -1,0 +1,94 @@
+// Command asa is the asa binary: the API server and the sitedef author's tools.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"asa/engine"
+	"asa/engine/diag"
+	"asa/engine/registry"
+	"asa/sitedefs"
+)
+
+const usage = `asa: a web-scraping API and its sitedef tools.
+
+Usage:
+  asa sitedef check [--sitedefs DIR] [PATH...]     lint sitedefs; file:line:col diagnostics, exit 1 on errors
+  asa sitedef test [--sitedefs DIR] [--fixtures DIR] [--update] [--corpus DIR] [--run SUBSTR] [-v]
+                                                  run fixture cases, coverage, negatives and corpus expectations
+  asa sitedef schema [-o FILE]                     write the JSON Schema of the sitedef format
+  asa sitedef docs [-o FILE]                       write the sitedef reference (Markdown)
+  asa sitedef list [--sitedefs DIR]                list every endpoint with its version
+  asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
+                                                  run one endpoint on saved responses (one file per step)
+
+Global: --sitedefs DIR replaces the sitedefs embedded in the binary.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "sitedef":
+		if len(args) < 2 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		switch args[1] {
+		case "check":
+			return cmdCheck(args[2:], stdout, stderr)
+		case "test":
+			return cmdTest(ctx, args[2:], stdout, stderr)
+		case "schema":
+			return cmdSchema(args[2:], stdout, stderr)
+		case "docs":
+			return cmdDocs(args[2:], stdout, stderr)
+		case "list":
+			return cmdList(args[2:], stdout, stderr)
+		}
+	case "extract":
+		return cmdExtract(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "asa: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+// sitedefFS returns the sitedefs to load: a directory when named, else the embedded set.
+func sitedefFS(dir string) fs.FS {
+	if dir == "" {
+		return sitedefs.FS
+	}
+	return os.DirFS(dir)
+}
+
+// loadRegistry loads and compiles sitedefs, printing diagnostics to w.
+func loadRegistry(dir string, w io.Writer, only ...string) (*registry.Registry, diag.List) {
+	reg, diags := registry.Load(engine.New(), sitedefFS(dir), only...)
+	for _, d := range diags {
+		if dir != "" {
+			d.File = dir + "/" + d.File
+		} else {
+			d.File = "sitedefs/" + d.File
+		}
+		fmt.Fprintln(w, d.String())
+	}
+	return reg, diags
+}

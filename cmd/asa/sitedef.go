@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"asa/engine/fixture"
+	"asa/engine/sitedef"
+)
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// defaultSitedefs is ./sitedefs when run inside the repository (the author's loop), else embedded.
+func defaultSitedefs() string {
+	if st, err := os.Stat("sitedefs"); err == nil && st.IsDir() {
+		return "sitedefs"
+	}
+	return ""
+}
+
+func cmdCheck(args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("asa sitedef check", stderr)
+	dir := fl.String("sitedefs", defaultSitedefs(), "sitedefs directory (empty: the embedded set)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	var only []string
+	for _, p := range fl.Args() {
+		rel := p
+		if *dir != "" {
+			if r, err := filepath.Rel(*dir, p); err == nil && !strings.HasPrefix(r, "..") {
+				rel = r
+			}
+		}
+		only = append(only, filepath.ToSlash(rel))
+	}
+	reg, diags := loadRegistry(*dir, stdout, only...)
+	if diags.HasErrors() {
+		n := 0
+		for _, d := range diags {
+			if !d.Warning {
+				n++
+			}
+		}
+		fmt.Fprintf(stderr, "%d errors\n", n)
+		return 1
+	}
+	fmt.Fprintf(stdout, "ok: %s\n", reg)
+	return 0
+}
+
+func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("asa sitedef test", stderr)
+	dir := fl.String("sitedefs", defaultSitedefs(), "sitedefs directory (empty: the embedded set)")
+	fixtures := fl.String("fixtures", "fixtures", "fixtures directory")
+	update := fl.Bool("update", false, "rewrite expected.json of success cases from the current output")
+	corpus := fl.String("corpus", "", "the shared corpus directory; checks fixtures/corpus/*.yaml against its pages")
+	filter := fl.String("run", "", "only cases and expectations whose name contains this")
+	verbose := fl.Bool("v", false, "print every passing case too")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	reg, diags := loadRegistry(*dir, stderr)
+	if diags.HasErrors() {
+		return 1
+	}
+	passed, failed := 0, 0
+	report := func(name string, err error) {
+		if err != nil {
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s\n  %v\n", name, err)
+			return
+		}
+		passed++
+		if *verbose {
+			fmt.Fprintf(stdout, "ok   %s\n", name)
+		}
+	}
+	cases, err := fixture.LoadCases(*fixtures)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	for _, c := range cases {
+		if *filter != "" && !strings.Contains(c.ID(), *filter) {
+			continue
+		}
+		report("case "+c.ID(), fixture.RunCase(ctx, reg, c, *update))
+	}
+	if *filter == "" {
+		for _, p := range fixture.Coverage(reg, cases) {
+			report("coverage", fmt.Errorf("%s", p))
+		}
+		problems, runs, err := fixture.Negatives(ctx, reg, filepath.Join(*fixtures, "_negative"))
+		if err != nil {
+			report("negatives", err)
+		}
+		for _, p := range problems {
+			report("negative", fmt.Errorf("%s", p))
+		}
+		if err == nil {
+			passed += runs - len(problems)
+		}
+	}
+	if *corpus != "" {
+		exps, err := fixture.LoadExpectations(filepath.Join(*fixtures, "corpus"))
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		for _, e := range exps {
+			if *filter != "" && !strings.Contains(e.Name(), *filter) {
+				continue
+			}
+			err := fixture.RunExpectation(ctx, reg, *corpus, e)
+			if err != nil {
+				err = fmt.Errorf("%s:%d: %w", e.File, e.Line, err)
+			}
+			report("corpus "+e.Name(), err)
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func cmdSchema(args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("asa sitedef schema", stderr)
+	out := fl.String("o", "", "write to this file instead of standard output")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	b, err := sitedef.Schema()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return writeOut(*out, append(b, '\n'), stdout, stderr)
+}
+
+func cmdDocs(args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("asa sitedef docs", stderr)
+	out := fl.String("o", "", "write to this file instead of standard output")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	return writeOut(*out, []byte(sitedef.Reference()), stdout, stderr)
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("asa sitedef list", stderr)
+	dir := fl.String("sitedefs", "", "sitedefs directory (empty: the embedded set)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	reg, diags := loadRegistry(*dir, stderr)
+	if diags.HasErrors() {
+		return 1
+	}
+	for _, id := range reg.IDs() {
+		p := reg.Plan(id)
+		fmt.Fprintf(stdout, "%-28s %-22s %s\n", id, p.Version, p.Endpoint.Summary)
+	}
+	return 0
+}
+
+func writeOut(path string, b []byte, stdout, stderr io.Writer) int {
+	if path == "" {
+		_, _ = stdout.Write(b)
+		return 0
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,131 @@
+// Package errcode is the closed catalogue of error codes a client can see. Sitedefs only reference these
+// codes; statuses and retry semantics live here so that no YAML can invent a code the API cannot map.
+package errcode
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Code is an error code of the API (spec section 7) or one of the project's documented additions.
+type Code string
+
+// The catalogue. Blocked is internal: it is a retry signal inside the fetcher, and becomes
+// TargetUnreachable (detail "blocked") when every attempt was blocked.
+const (
+	InvalidParams       Code = "invalid_params"
+	Unauthorized        Code = "unauthorized"
+	Revoked             Code = "revoked"
+	InsufficientCredits Code = "insufficient_credits"
+	ProductNotFound     Code = "product_not_found"
+	NotFound            Code = "not_found"
+	RateLimited         Code = "rate_limited"
+	NotImplemented      Code = "not_implemented"
+	TargetUnreachable   Code = "target_unreachable"
+	ExtractionFailed    Code = "extraction_failed"
+	IDMismatch          Code = "id_mismatch"
+	GenericGalleryPage  Code = "generic_gallery_page"
+	Conflict            Code = "conflict"
+	InternalError       Code = "internal_error"
+	Blocked             Code = "blocked"
+)
+
+// Info describes how a code reaches a client.
+type Info struct {
+	Status    int
+	Retryable bool
+	// Sitedef is true for the codes a sitedef rule may name.
+	Sitedef bool
+	Summary string
+}
+
+var catalogue = map[Code]Info{
+	InvalidParams:       {400, false, false, "A parameter is missing, malformed or not valid for the site."},
+	Unauthorized:        {401, false, false, "The API key is missing, malformed or unknown."},
+	Revoked:             {401, false, false, "The API key was revoked."},
+	InsufficientCredits: {402, false, false, "The workspace's monthly credit allowance is spent."},
+	ProductNotFound:     {404, false, true, "The target says the item does not exist (delisted, malformed or absent in the region)."},
+	NotFound:            {404, false, false, "No such endpoint or resource on this API."},
+	Conflict:            {409, false, false, "The request conflicts with an earlier one (an idempotency key reused with another body)."},
+	RateLimited:         {429, true, false, "The key's concurrency or request-rate ceiling is exceeded; retry after Retry-After seconds."},
+	NotImplemented:      {501, false, false, "A reserved parameter was passed."},
+	TargetUnreachable:   {502, true, true, "The target could not be reached, timed out, or blocked every internal attempt."},
+	ExtractionFailed:    {502, false, true, "The target page could not be parsed into the endpoint's required fields."},
+	IDMismatch:          {502, false, true, "The requested item redirected to a different item."},
+	GenericGalleryPage:  {502, true, true, "The target served a placeholder or listing page instead of the item."},
+	InternalError:       {500, true, false, "A bug on our side; it is logged with the request id."},
+	Blocked:             {502, true, true, "A captcha or bot wall (retried internally; never sent as such)."},
+}
+
+// Lookup returns the catalogue entry of c.
+func Lookup(c Code) (Info, bool) {
+	i, ok := catalogue[c]
+	return i, ok
+}
+
+// All returns every code, sorted, for docs and tests.
+func All() []Code {
+	out := make([]Code, 0, len(catalogue))
+	for c := range catalogue {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Status returns the HTTP status of c (500 for an unknown code).
+func (c Code) Status() int {
+	if i, ok := catalogue[c]; ok {
+		return i.Status
+	}
+	return 500
+}
+
+// Error is an error carrying a catalogue code, a client-safe message and the optional body fields of
+// spec section 7.
+type Error struct {
+	Code    Code
+	Message string
+	// Detail refines target_unreachable: blocked, timeout, connection, status.
+	Detail string
+	// Params names the parameters at fault (invalid_params, not_implemented).
+	Params []string
+	// Cause is kept for logs; it is never shown to a client.
+	Cause error
+}
+
+func (e *Error) Error() string {
+	s := string(e.Code)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// New returns an *Error with a formatted message.
+func New(c Code, format string, args ...any) *Error {
+	return &Error{Code: c, Message: fmt.Sprintf(format, args...)}
+}
+
+// As returns the *Error in err's chain, or nil.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}
+
+// Of returns err's code, InternalError when it carries none.
+func Of(err error) Code {
+	if e := As(err); e != nil {
+		return e.Code
+	}
+	return InternalError
+}

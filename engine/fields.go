@@ -1,0 +1,486 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/antchfx/xpath"
+	"github.com/expr-lang/expr/vm"
+
+	"asa/engine/dom"
+	"asa/engine/errcode"
+)
+
+// childEnv returns a copy of the run environment for one object: fields, item, index and items are
+// per object, everything else is shared.
+func (r *run) childEnv(obj map[string]any, item any, index int, items []any) map[string]any {
+	env := make(map[string]any, len(r.env))
+	for k, v := range r.env {
+		env[k] = v
+	}
+	env["fields"] = obj
+	env["item"] = item
+	env["index"] = index
+	if items == nil {
+		items = []any{}
+	}
+	env["items"] = items
+	return env
+}
+
+// fields extracts fs into obj. top marks the output's top level, where required fields fail the run;
+// inside list items they drop the item (errDropItem).
+func (r *run) fields(fs []*field, obj map[string]any, env map[string]any, ctx xpath.NodeNavigator, depth int, top bool) error {
+	for _, f := range fs {
+		if f.when != nil {
+			ok, err := vm.Run(f.when, env)
+			if err != nil {
+				return errcode.New(errcode.ExtractionFailed, "field %s: evaluating when: %v", f.name, err)
+			}
+			if b, _ := ok.(bool); !b {
+				continue
+			}
+		}
+		v, err := r.field(f, env, ctx, depth)
+		if err != nil {
+			return err
+		}
+		if isEmpty(v) && f.required {
+			if top {
+				return errcode.New(errcode.ExtractionFailed, "required field %s is empty: the page does not look like the expected one", f.name)
+			}
+			return errDropItem{f.name}
+		}
+		obj[f.name] = v
+	}
+	return nil
+}
+
+type errDropItem struct{ field string }
+
+func (e errDropItem) Error() string { return "item without " + e.field }
+
+// field evaluates one field: selectors in order, then post, default and type coercion.
+func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth int) (any, error) {
+	if f.kind == kList && f.elem == kObject {
+		return r.objectList(f, env, ctx, depth)
+	}
+	if f.kind == kObject && len(f.children) > 0 {
+		return r.object(f, env, ctx, depth)
+	}
+	var v any
+	for _, s := range f.sels {
+		x, err := r.selectOne(s, ctx, env, f.kind)
+		if err != nil {
+			r.warnings = append(r.warnings, fmt.Sprintf("field %s: %v", f.name, err))
+			continue
+		}
+		if !isEmpty(x) {
+			v = x
+			break
+		}
+	}
+	if f.post != nil && !isEmpty(v) {
+		env["value"] = v
+		x, err := vm.Run(f.post, env)
+		env["value"] = nil
+		if err != nil {
+			r.warnings = append(r.warnings, fmt.Sprintf("field %s post: %v", f.name, err))
+			v = nil
+		} else {
+			v = x
+		}
+	}
+	if isEmpty(v) && f.def != nil {
+		v = f.def
+	}
+	if isEmpty(v) {
+		if f.kind == kList {
+			return []any{}, nil
+		}
+		return nil, nil
+	}
+	cv, err := coerce(v, f.kind, f.elem, r.env["base"])
+	if err != nil {
+		if f.required {
+			return nil, errcode.New(errcode.ExtractionFailed, "field %s: %v", f.name, err)
+		}
+		r.warnings = append(r.warnings, fmt.Sprintf("field %s: %v", f.name, err))
+		return nil, nil
+	}
+	if f.limit != nil {
+		cv = r.applyLimit(f, env, cv)
+	}
+	return cv, nil
+}
+
+func (r *run) applyLimit(f *field, env map[string]any, v any) any {
+	l, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	x, err := vm.Run(f.limit, env)
+	if err != nil {
+		return v
+	}
+	if n, ok := toInt(x); ok && n >= 0 && n < len(l) {
+		return l[:n]
+	}
+	return v
+}
+
+// object evaluates an object with child fields. A selector, when given, picks the context: a node for
+// XPath children, or item for expressions.
+func (r *run) object(f *field, env map[string]any, ctx xpath.NodeNavigator, depth int) (any, error) {
+	item := env["item"]
+	for _, s := range f.sels {
+		if s.kind == selXPath {
+			nodes := r.nodes(s, ctx)
+			if len(nodes) > 0 {
+				ctx = nodes[0]
+				break
+			}
+			continue
+		}
+		x, err := r.selectOne(s, ctx, env, kAny)
+		if err == nil && !isEmpty(x) {
+			item = x
+			break
+		}
+	}
+	obj := map[string]any{}
+	cenv := r.childEnv(obj, item, 0, nil)
+	if err := r.fields(f.children, obj, cenv, ctx, depth+1, false); err != nil {
+		if _, drop := err.(errDropItem); drop {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return obj, nil
+}
+
+// objectList evaluates a list<object>: each node (XPath) or element (expression) becomes one object.
+func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, depth int) (any, error) {
+	def := f
+	if f.recurse != nil {
+		def = f.recurse
+		if depth > MaxRecursion {
+			return []any{}, nil
+		}
+	}
+	var navs []xpath.NodeNavigator
+	var elems []any
+	for _, s := range f.sels {
+		if s.kind == selXPath && s.transform == nil {
+			base := ctx
+			if s.from >= 0 {
+				base = r.results[s.from].nav()
+			}
+			if navs = r.nodes(s, base); len(navs) > 0 {
+				break
+			}
+			continue
+		}
+		x, err := r.selectOne(s, ctx, env, kAny)
+		if err != nil {
+			r.warnings = append(r.warnings, fmt.Sprintf("field %s: %v", f.name, err))
+			continue
+		}
+		if l, ok := x.([]any); ok && len(l) > 0 {
+			elems = l
+			break
+		}
+	}
+	n := max(len(navs), len(elems))
+	if f.limit != nil {
+		if x, err := vm.Run(f.limit, env); err == nil {
+			if lim, ok := toInt(x); ok && lim >= 0 && lim < n {
+				n = lim
+			}
+		}
+	}
+	out := make([]any, 0, n)
+	items := []any{}
+	if depth == 0 && r.plan.paginate != nil && r.plan.paginate.items == f {
+		// Positions continue across pages: earlier pages' items are visible as items.
+		items = append(items, r.prevItems...)
+	}
+	dropped := 0
+	for i := 0; i < n; i++ {
+		obj := map[string]any{}
+		var item any
+		c := ctx
+		if navs != nil {
+			c = navs[i]
+		} else {
+			item = elems[i]
+		}
+		cenv := r.childEnv(obj, item, i, items)
+		err := r.fields(def.children, obj, cenv, c, depth+1, false)
+		if err != nil {
+			if _, drop := err.(errDropItem); drop {
+				dropped++
+				continue
+			}
+			return nil, err
+		}
+		out = append(out, obj)
+		items = append(items, obj)
+	}
+	if f.required && len(out) == 0 && depth == 0 {
+		return nil, errcode.New(errcode.ExtractionFailed, "required list %s is empty", f.name)
+	}
+	return out, nil
+}
+
+// nodes returns the nodes an XPath selects from ctx.
+func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator {
+	if ctx == nil || s.xpath == nil {
+		return nil
+	}
+	e := s.xpath.get()
+	defer s.xpath.put(e)
+	res := e.Evaluate(ctx.Copy())
+	it, ok := res.(*xpath.NodeIterator)
+	if !ok {
+		return nil
+	}
+	var out []xpath.NodeNavigator
+	for it.MoveNext() {
+		out = append(out, it.Current().Copy())
+	}
+	return out
+}
+
+// selectOne evaluates one selector and its transform.
+func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any, kind fieldKind) (any, error) {
+	var v any
+	switch s.kind {
+	case selXPath:
+		base := ctx
+		if s.from >= 0 {
+			base = r.results[s.from].nav()
+		}
+		if base == nil {
+			return nil, nil
+		}
+		v, _ = r.evalXPath(s.xpath, base, s.all || kind == kList, true)
+	case selExpr:
+		x, err := vm.Run(s.prog, env)
+		if err != nil {
+			return nil, fmt.Errorf("expression: %v", err)
+		}
+		v = x
+	case selRegex:
+		sr := r.last
+		if s.from >= 0 {
+			sr = r.results[s.from]
+		}
+		body := sr.bodyString()
+		if s.all || kind == kList {
+			var out []any
+			for _, m := range s.re.FindAllStringSubmatch(body, 1000) {
+				out = append(out, group(m))
+			}
+			v = out
+		} else if m := s.re.FindStringSubmatch(body); m != nil {
+			v = group(m)
+		}
+	case selConst:
+		v = s.konst
+	}
+	for _, t := range [...]*vm.Program{s.transform, s.fieldTransform} {
+		if t == nil || isEmpty(v) {
+			continue
+		}
+		env["value"] = v
+		x, err := vm.Run(t, env)
+		env["value"] = nil
+		if err != nil {
+			return nil, fmt.Errorf("transform: %v", err)
+		}
+		v = x
+	}
+	return v, nil
+}
+
+func group(m []string) string {
+	if len(m) > 1 {
+		return m[1]
+	}
+	return m[0]
+}
+
+// evalXPath handles the four result kinds of an XPath: node sets give text (first node, or all nodes as
+// a list), strings, numbers and booleans are values.
+func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text bool) (any, error) {
+	e := x.get()
+	defer x.put(e)
+	switch v := e.Evaluate(nav).(type) {
+	case *xpath.NodeIterator:
+		if !all {
+			if v.MoveNext() {
+				if !text {
+					return true, nil
+				}
+				return dom.Text(v.Current()), nil
+			}
+			return nil, nil
+		}
+		var out []any
+		for v.MoveNext() {
+			if t := dom.Text(v.Current()); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	case string:
+		if v == "" {
+			return nil, nil
+		}
+		return v, nil
+	case float64:
+		if math.IsNaN(v) {
+			return nil, nil
+		}
+		return v, nil
+	case bool:
+		return v, nil
+	}
+	return nil, nil
+}
+
+// coerce converts a value to the field's type.
+func coerce(v any, kind, elem fieldKind, base any) (any, error) {
+	switch kind {
+	case kAny:
+		return v, nil
+	case kList:
+		var l []any
+		switch x := v.(type) {
+		case []any:
+			l = x
+		case []string:
+			for _, s := range x {
+				l = append(l, s)
+			}
+		default:
+			l = []any{x}
+		}
+		out := make([]any, 0, len(l))
+		for _, e := range l {
+			if isEmpty(e) {
+				continue
+			}
+			c, err := coerce(e, elem, 0, base)
+			if err != nil {
+				return nil, err
+			}
+			if c != nil {
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	case kString:
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		case float64, int, int64, bool:
+			return stringify(x), nil
+		}
+		return nil, fmt.Errorf("want a string, got %T", v)
+	case kInt:
+		if n, ok := toInt(v); ok {
+			return n, nil
+		}
+		return nil, fmt.Errorf("want a whole number, got %v", short(v))
+	case kFloat:
+		switch x := v.(type) {
+		case float64:
+			return x, nil
+		case int:
+			return float64(x), nil
+		case int64:
+			return float64(x), nil
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+				return f, nil
+			}
+		}
+		return nil, fmt.Errorf("want a number, got %v", short(v))
+	case kBool:
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+				return b, nil
+			}
+		case float64:
+			return x != 0, nil
+		case int:
+			return x != 0, nil
+		}
+		return nil, fmt.Errorf("want true or false, got %v", short(v))
+	case kURL:
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("want a URL, got %T", v)
+		}
+		s = strings.TrimSpace(s)
+		b, _ := base.(string)
+		u, err := url.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("bad URL %q", short(s))
+		}
+		if b != "" {
+			if bu, err := url.Parse(b); err == nil {
+				u = bu.ResolveReference(u)
+			}
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return nil, fmt.Errorf("not an http(s) URL: %q", short(s))
+		}
+		return u.String(), nil
+	case kObject:
+		if m, ok := v.(map[string]any); ok {
+			return m, nil
+		}
+		return nil, fmt.Errorf("want an object, got %T", v)
+	}
+	return v, nil
+}
+
+func toInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int(x), true
+		}
+	case string:
+		s := strings.TrimSpace(x)
+		if n, err := strconv.Atoi(s); err == nil {
+			return n, true
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return int(f), true
+		}
+	}
+	return 0, false
+}
+
+func short(v any) string {
+	s := fmt.Sprint(v)
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return s
+}

@@ -1,0 +1,235 @@
+package engine
+
+import (
+	"net/url"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/antchfx/xpath"
+	"github.com/expr-lang/expr/vm"
+
+	"asa/engine/errcode"
+	"asa/engine/sitedef"
+)
+
+// Plan is one compiled endpoint. It is immutable after Compile and safe to run from many goroutines.
+type Plan struct {
+	ID       string // site.resource
+	Site     *sitedef.Site
+	Endpoint *sitedef.Endpoint
+	// Version is "<site>@<semver>" for the Asa-Extractor-Version header.
+	Version string
+
+	params      []*param
+	paramIdx    map[string]*param
+	constraints []*constraint
+	steps       []*step
+	sources     []*source
+	rules       []*rule // response phase, site rules first
+	outRules    []*rule // output phase
+	fields      []*field
+	paginate    *paginate
+	maxAttempts int
+	timeout     time.Duration
+	siteHeaders []kvTemplate
+	domains     map[string]map[string]any
+	hostDomain  map[string]string
+	defDomain   string
+	domainParam string
+}
+
+type param struct {
+	name       string
+	typ        string
+	required   bool
+	def        any
+	pattern    *regexp.Regexp
+	min, max   *int
+	values     []string
+	normalize  *vm.Program
+	urlPattern *regexp.Regexp
+}
+
+type constraint struct {
+	require *vm.Program
+	oneOf   []string
+	message string
+}
+
+type step struct {
+	id      string
+	index   int
+	when    *vm.Program
+	method  string
+	url     *template
+	query   []kvTemplate
+	headers []kvTemplate
+	json    any // with *template leaves
+	body    *template
+	parse   string
+	expect  []int
+	vars    []*namedSel
+	sources []*source // decoded from this step
+}
+
+type kvTemplate struct {
+	key string
+	val *template
+}
+
+type namedSel struct {
+	name string
+	sel  *selector
+}
+
+type source struct {
+	name       string
+	from       int
+	jsonLD     string
+	scriptJSON *regexp.Regexp
+	xpathJSON  *xpathSel
+	body       bool
+	required   bool
+}
+
+type rule struct {
+	id      string
+	step    int // -1: any step
+	match   *matcher
+	when    *vm.Program
+	code    errcode.Code
+	detail  string
+	message *template
+}
+
+type matcher struct {
+	any, all     []*matcher
+	not          *matcher
+	status       []int
+	headerName   string
+	headerRe     *regexp.Regexp
+	xpath        *xpathSel
+	bodyContains []byte
+	bodyRe       *regexp.Regexp
+	finalURL     *regexp.Regexp
+	expr         *vm.Program
+}
+
+type selKind int
+
+const (
+	selXPath selKind = iota + 1
+	selExpr
+	selRegex
+	selConst
+)
+
+type selector struct {
+	kind      selKind
+	xpath     *xpathSel
+	prog      *vm.Program
+	re        *regexp.Regexp
+	konst     any
+	all       bool
+	from      int // step index, -1: the last step run
+	transform *vm.Program
+	// fieldTransform is a field-level transform shared by every selector of a select: list.
+	fieldTransform *vm.Program
+}
+
+type fieldKind int
+
+const (
+	kString fieldKind = iota + 1
+	kInt
+	kFloat
+	kBool
+	kURL
+	kObject
+	kAny
+	kList
+)
+
+type field struct {
+	name     string
+	kind     fieldKind
+	elem     fieldKind // for lists
+	sels     []*selector
+	post     *vm.Program
+	def      any
+	required bool
+	when     *vm.Program
+	hidden   bool
+	children []*field
+	recurse  *field // list definition reused by a recursive child
+	limit    *vm.Program
+}
+
+type paginate struct {
+	items *field
+	next  *vm.Program
+	start *vm.Program
+	pages *vm.Program
+}
+
+// xpathSel is a compiled XPath. antchfx/xpath's Evaluate runs the shared query tree, whose nodes keep
+// iteration state, so one *xpath.Expr must not be evaluated by two goroutines at once: each goroutine
+// borrows its own copy from a pool.
+type xpathSel struct {
+	src  string
+	pool sync.Pool
+}
+
+func newXPathSel(src string) (*xpathSel, error) {
+	e, err := xpath.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	s := &xpathSel{src: src}
+	s.pool.New = func() any {
+		// Compiles of a source that compiled once cannot fail.
+		x, _ := xpath.Compile(src)
+		return x
+	}
+	s.pool.Put(e)
+	return s, nil
+}
+
+func (s *xpathSel) get() *xpath.Expr  { return s.pool.Get().(*xpath.Expr) }
+func (s *xpathSel) put(e *xpath.Expr) { s.pool.Put(e) }
+
+// RuleCodes lists the distinct error codes the plan's rules (site and endpoint) can produce.
+func (p *Plan) RuleCodes() []errcode.Code {
+	seen := map[errcode.Code]bool{}
+	var out []errcode.Code
+	for _, rs := range [][]*rule{p.rules, p.outRules} {
+		for _, r := range rs {
+			if !seen[r.code] {
+				seen[r.code] = true
+				out = append(out, r.code)
+			}
+		}
+	}
+	return out
+}
+
+// ExampleParams returns parameters built from the declared examples, for docs and the negative checks.
+func (p *Plan) ExampleParams() url.Values {
+	v := url.Values{}
+	p.Endpoint.Params.Each(func(name string, sp *sitedef.Param) {
+		if sp.Example != nil {
+			v.Set(name, stringify(sp.Example))
+		}
+	})
+	return v
+}
+
+// StepIDs lists the step ids in order.
+func (p *Plan) StepIDs() []string {
+	out := make([]string, len(p.steps))
+	for i, s := range p.steps {
+		out[i] = s.id
+	}
+	return out
+}

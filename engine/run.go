@@ -1,0 +1,625 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/antchfx/xpath"
+	"github.com/expr-lang/expr/vm"
+	"golang.org/x/net/html"
+
+	"asa/engine/dom"
+	"asa/engine/errcode"
+)
+
+// Result is a successful run.
+type Result struct {
+	plan *Plan
+	// Data is the output object; encode it with MarshalJSON to keep the sitedef's key order.
+	Data map[string]any
+	// Units is the number of billable requests: pages fetched for a paginated endpoint, else 1.
+	Units int
+	// Attempts counts every attempt of every step.
+	Attempts int
+	// SourceStatus and ResolvedURL describe the first step's final response.
+	SourceStatus int
+	ResolvedURL  string
+	// Warnings lists optional values that could not be extracted.
+	Warnings []string
+}
+
+// MarshalJSON encodes Data with keys in sitedef order.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	if err := r.plan.encodeObject(&b, r.Data, r.plan.fields); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// RunError is a failed run: the client's error plus what the fetch saw, for the Asa-* headers.
+type RunError struct {
+	Err          *errcode.Error
+	Attempts     int
+	SourceStatus int
+	ResolvedURL  string
+	Rule         string
+}
+
+func (e *RunError) Error() string { return e.Err.Error() }
+func (e *RunError) Unwrap() error { return e.Err }
+
+// stepResult is one step's parsed response.
+type stepResult struct {
+	st       *step
+	status   int
+	url      string
+	header   http.Header
+	body     []byte
+	doc      xpath.NodeNavigator // html or xml documents
+	html     *html.Node
+	json     any
+	jsonOK   bool
+	parseErr error
+}
+
+func (s *stepResult) nav() xpath.NodeNavigator {
+	if s == nil || s.doc == nil {
+		return nil
+	}
+	return s.doc.Copy()
+}
+
+func (s *stepResult) bodyString() string {
+	if s == nil || len(s.body) == 0 {
+		return ""
+	}
+	// The body is never written after parsing, so a string view of it is safe and saves copying a
+	// megabyte per run.
+	return unsafe.String(&s.body[0], len(s.body))
+}
+
+// run is the state of one page of one run.
+type run struct {
+	plan      *Plan
+	ctx       context.Context
+	fetcher   Fetcher
+	params    Params
+	env       map[string]any
+	vars      map[string]any
+	src       map[string]any
+	stepsEnv  map[string]any
+	results   []*stepResult
+	last      *stepResult
+	pageIdx   int
+	attempts  int
+	first     *stepResult
+	warnings  []string
+	prevItems []any
+}
+
+// Run executes the plan. Errors are *RunError carrying an *errcode.Error.
+func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, error) {
+	res := &Result{plan: p}
+	if p.paginate == nil {
+		r := p.newRun(ctx, params, f, 1, map[string]any{"number": 1, "cursor": nil})
+		data, err := r.page()
+		res.Attempts = r.attempts
+		if r.first != nil {
+			res.SourceStatus, res.ResolvedURL = r.first.status, r.first.url
+		}
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		res.Data, res.Units, res.Warnings = data, 1, r.warnings
+		return res, nil
+	}
+	base := map[string]any{"params": map[string]any(params)}
+	start, pages := 1, 1
+	if v, ok := params["start_page"].(int); ok {
+		start = v
+	}
+	if v, ok := params["pages"].(int); ok {
+		pages = v
+	}
+	if p.paginate.start != nil {
+		if v, err := vm.Run(p.paginate.start, base); err == nil {
+			if n, ok := toInt(v); ok {
+				start = n
+			}
+		}
+	}
+	if p.paginate.pages != nil {
+		if v, err := vm.Run(p.paginate.pages, base); err == nil {
+			if n, ok := toInt(v); ok {
+				pages = n
+			}
+		}
+	}
+	pages = min(max(pages, 1), MaxPages)
+	var cursor any
+	var items []any
+	for i := 0; i < pages; i++ {
+		r := p.newRun(ctx, params, f, i+1, map[string]any{"number": start + i, "cursor": cursor})
+		r.prevItems = items
+		data, err := r.page()
+		res.Attempts += r.attempts
+		res.Warnings = append(res.Warnings, r.warnings...)
+		if i == 0 && r.first != nil {
+			res.SourceStatus, res.ResolvedURL = r.first.status, r.first.url
+		}
+		if err != nil {
+			if i == 0 {
+				return nil, r.fail(err)
+			}
+			// A later page failing ends the run with what was gathered; it is not billed.
+			res.Warnings = append(res.Warnings, fmt.Sprintf("page %d: %v", start+i, err))
+			break
+		}
+		res.Units++
+		got, _ := data[p.paginate.items.name].([]any)
+		if i == 0 {
+			res.Data = data
+		}
+		items = append(items, got...)
+		if len(got) == 0 {
+			break
+		}
+		if p.paginate.next != nil {
+			cursor, err = vm.Run(p.paginate.next, r.env)
+			if err != nil || isEmpty(cursor) {
+				break
+			}
+		}
+	}
+	if items == nil {
+		items = []any{}
+	}
+	res.Data[p.paginate.items.name] = items
+	return res, nil
+}
+
+func (p *Plan) newRun(ctx context.Context, params Params, f Fetcher, pageIdx int, page map[string]any) *run {
+	r := &run{plan: p, ctx: ctx, fetcher: f, params: params, pageIdx: pageIdx,
+		vars: map[string]any{}, src: map[string]any{}, stepsEnv: map[string]any{},
+		results: make([]*stepResult, len(p.steps))}
+	dom := p.domains[p.defDomain]
+	if p.domainParam != "" {
+		if d, ok := params[p.domainParam].(string); ok {
+			dom = p.domains[d]
+		}
+	}
+	if dom == nil {
+		dom = map[string]any{}
+	}
+	r.env = map[string]any{
+		"params": map[string]any(params),
+		"domain": dom,
+		"vars":   r.vars,
+		"steps":  r.stepsEnv,
+		"src":    r.src,
+		"fields": map[string]any{},
+		"value":  nil,
+		"item":   nil,
+		"index":  0,
+		"items":  []any{},
+		"page":   page,
+		"base":   "",
+	}
+	return r
+}
+
+func (r *run) fail(err error) error {
+	re := &RunError{Attempts: r.attempts}
+	if r.first != nil {
+		re.SourceStatus, re.ResolvedURL = r.first.status, r.first.url
+	}
+	var rr *ruleError
+	if errors.As(err, &rr) {
+		re.Rule = rr.rule
+		err = rr.err
+	}
+	if e := errcode.As(err); e != nil {
+		re.Err = e
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		re.Err = &errcode.Error{Code: errcode.TargetUnreachable, Message: "the target did not answer in time", Detail: "timeout", Cause: err}
+	} else {
+		re.Err = &errcode.Error{Code: errcode.InternalError, Message: "internal error", Cause: err}
+	}
+	return re
+}
+
+type ruleError struct {
+	rule string
+	err  *errcode.Error
+}
+
+func (e *ruleError) Error() string { return e.rule + ": " + e.err.Error() }
+
+// page runs every step once and extracts the fields.
+func (r *run) page() (map[string]any, error) {
+	p := r.plan
+	for _, st := range p.steps {
+		if st.when != nil {
+			ok, err := vm.Run(st.when, r.env)
+			if err != nil {
+				return nil, errcode.New(errcode.ExtractionFailed, "step %s: evaluating when: %v", st.id, err)
+			}
+			if b, _ := ok.(bool); !b {
+				continue
+			}
+		}
+		if err := r.step(st); err != nil {
+			return nil, err
+		}
+	}
+	if r.last == nil {
+		return nil, errcode.New(errcode.ExtractionFailed, "no step ran")
+	}
+	obj := map[string]any{}
+	env := r.childEnv(obj, nil, 0, nil)
+	if err := r.fields(p.fields, obj, env, r.last.nav(), 0, true); err != nil {
+		return nil, err
+	}
+	env["fields"] = obj
+	for _, rl := range p.outRules {
+		ok, err := vm.Run(rl.when, env)
+		if err != nil {
+			r.warnings = append(r.warnings, fmt.Sprintf("rule %s: %v", rl.id, err))
+			continue
+		}
+		if b, _ := ok.(bool); b {
+			return nil, &ruleError{rule: rl.id, err: r.ruleErr(rl, env)}
+		}
+	}
+	return obj, nil
+}
+
+func (r *run) ruleErr(rl *rule, env map[string]any) *errcode.Error {
+	e := &errcode.Error{Code: rl.code, Detail: rl.detail}
+	if rl.message != nil {
+		if m, err := rl.message.eval(env, nil); err == nil {
+			e.Message = m
+		}
+	}
+	if e.Message == "" {
+		if info, ok := errcode.Lookup(rl.code); ok {
+			e.Message = info.Summary
+		}
+	}
+	return e
+}
+
+// step fetches one step, retrying while a rule says the response is blocked.
+func (r *run) step(st *step) error {
+	req, err := r.request(st)
+	if err != nil {
+		return err
+	}
+	var lastBlock *errcode.Error
+	for attempt := 1; attempt <= r.plan.maxAttempts; attempt++ {
+		if err := r.ctx.Err(); err != nil {
+			return &errcode.Error{Code: errcode.TargetUnreachable, Message: "the request deadline passed", Detail: "timeout", Cause: err}
+		}
+		resp, err := r.fetcher.Fetch(r.ctx, req)
+		if resp != nil && resp.Attempts > 0 {
+			r.attempts += resp.Attempts
+		} else {
+			r.attempts++
+		}
+		if err != nil {
+			if e := errcode.As(err); e != nil {
+				return e
+			}
+			detail := "connection"
+			if errors.Is(err, context.DeadlineExceeded) {
+				detail = "timeout"
+			}
+			return &errcode.Error{Code: errcode.TargetUnreachable, Message: "the target could not be reached", Detail: detail, Cause: err}
+		}
+		sr := r.parse(st, resp)
+		if r.first == nil || st.index == 0 {
+			r.first = sr
+		}
+		r.results[st.index] = sr
+		r.last = sr
+		r.stepsEnv[st.id] = map[string]any{"status": sr.status, "url": sr.url, "body": sr.bodyString()}
+		r.env["base"] = sr.url
+		if err := r.decodeSources(st, sr); err != nil {
+			return err
+		}
+		rl, err := r.checkRules(st, sr)
+		if err != nil {
+			return err
+		}
+		if rl != nil {
+			e := r.ruleErr(rl, r.env)
+			if rl.code == errcode.Blocked {
+				lastBlock = e
+				continue
+			}
+			return &ruleError{rule: rl.id, err: e}
+		}
+		if !statusOK(st, sr.status) {
+			return &errcode.Error{Code: errcode.TargetUnreachable, Message: fmt.Sprintf("the target answered %d", sr.status), Detail: "status"}
+		}
+		if sr.parseErr != nil {
+			return &errcode.Error{Code: errcode.ExtractionFailed, Message: fmt.Sprintf("step %s: %v", st.id, sr.parseErr)}
+		}
+		for _, src := range st.sources {
+			if src.required && r.src[src.name] == nil {
+				return errcode.New(errcode.ExtractionFailed, "source %s not found in the page", src.name)
+			}
+		}
+		for _, v := range st.vars {
+			val, err := r.selectOne(v.sel, sr.nav(), r.env, kAny)
+			if err != nil {
+				return errcode.New(errcode.ExtractionFailed, "step %s var %s: %v", st.id, v.name, err)
+			}
+			r.vars[v.name] = val
+		}
+		return nil
+	}
+	msg := "every attempt was blocked"
+	if lastBlock != nil && lastBlock.Detail != "" {
+		msg += " (" + lastBlock.Detail + ")"
+	}
+	return &errcode.Error{Code: errcode.TargetUnreachable, Message: msg, Detail: "blocked"}
+}
+
+func statusOK(st *step, status int) bool {
+	if len(st.expect) > 0 {
+		return slices.Contains(st.expect, status)
+	}
+	return status >= 200 && status < 300
+}
+
+func (r *run) request(st *step) (*Request, error) {
+	u, err := st.url.evalURL(r.env)
+	if err != nil {
+		return nil, errcode.New(errcode.ExtractionFailed, "step %s: building the URL: %v", st.id, err)
+	}
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return nil, errcode.New(errcode.ExtractionFailed, "step %s: %q is not an http(s) URL", st.id, u)
+	}
+	if len(st.query) > 0 {
+		q := pu.Query()
+		for _, kv := range st.query {
+			v, err := kv.val.eval(r.env, nil)
+			if err != nil {
+				return nil, errcode.New(errcode.ExtractionFailed, "step %s: query %s: %v", st.id, kv.key, err)
+			}
+			if v != "" {
+				q.Set(kv.key, v)
+			}
+		}
+		pu.RawQuery = q.Encode()
+	}
+	req := &Request{Step: st.id, Page: r.pageIdx, Method: st.method, URL: pu.String(), Header: http.Header{}, Timeout: r.plan.timeout}
+	for _, kvs := range [][]kvTemplate{r.plan.siteHeaders, st.headers} {
+		for _, kv := range kvs {
+			if kv.val == nil {
+				continue
+			}
+			v, err := kv.val.eval(r.env, nil)
+			if err != nil {
+				return nil, errcode.New(errcode.ExtractionFailed, "step %s: header %s: %v", st.id, kv.key, err)
+			}
+			if v != "" {
+				req.Header.Set(kv.key, v)
+			}
+		}
+	}
+	if st.json != nil {
+		v, err := renderJSON(st.json, r.env)
+		if err != nil {
+			return nil, errcode.New(errcode.ExtractionFailed, "step %s: JSON body: %v", st.id, err)
+		}
+		req.Body, _ = json.Marshal(v)
+		req.Header.Set("Content-Type", "application/json")
+	} else if st.body != nil {
+		b, err := st.body.eval(r.env, nil)
+		if err != nil {
+			return nil, errcode.New(errcode.ExtractionFailed, "step %s: body: %v", st.id, err)
+		}
+		req.Body = []byte(b)
+	}
+	return req, nil
+}
+
+func renderJSON(v any, env map[string]any) (any, error) {
+	switch x := v.(type) {
+	case *template:
+		return x.value(env)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, vv := range x {
+			rv, err := renderJSON(vv, env)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = rv
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, vv := range x {
+			rv, err := renderJSON(vv, env)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rv
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// parse converts the body to UTF-8 and parses it once, as the step declares.
+func (r *run) parse(st *step, resp *Response) *stepResult {
+	sr := &stepResult{st: st, status: resp.Status, url: resp.URL, header: resp.Header}
+	if sr.header == nil {
+		sr.header = http.Header{}
+	}
+	body, err := dom.ToUTF8(resp.Body, sr.header.Get("Content-Type"))
+	if err != nil {
+		body = resp.Body
+	}
+	sr.body = body
+	switch st.parse {
+	case "html":
+		n, err := dom.ParseHTML(body)
+		if err != nil {
+			sr.parseErr = fmt.Errorf("parsing HTML: %w", err)
+			return sr
+		}
+		sr.doc, sr.html = dom.Navigator(n), n
+	case "xml":
+		n, err := dom.ParseXML(body)
+		if err != nil {
+			sr.parseErr = fmt.Errorf("the response is not XML: %w", err)
+			return sr
+		}
+		sr.doc = dom.Navigator(n)
+	case "json":
+		v, err := dom.DecodeJSON(body)
+		if err != nil {
+			sr.parseErr = fmt.Errorf("the response is not JSON: %w", err)
+			return sr
+		}
+		sr.json, sr.jsonOK = v, true
+	}
+	return sr
+}
+
+func (r *run) decodeSources(st *step, sr *stepResult) error {
+	for _, src := range st.sources {
+		var v any
+		switch {
+		case src.body:
+			if sr.jsonOK {
+				v = sr.json
+			} else if x, err := dom.DecodeJSON(sr.body); err == nil {
+				v = x
+			}
+		case src.jsonLD != "":
+			if n := sr.html; n != nil {
+				if m := dom.FindJSONLD(dom.JSONLD(n), src.jsonLD); m != nil {
+					v = m
+				}
+			}
+		case src.scriptJSON != nil:
+			x, err := dom.ScriptJSON(sr.body, src.scriptJSON)
+			if err == nil {
+				v = x
+			}
+		case src.xpathJSON != nil:
+			if nav := sr.nav(); nav != nil {
+				s, _ := r.evalXPath(src.xpathJSON, nav, false, true)
+				if str, ok := s.(string); ok && str != "" {
+					if x, err := dom.DecodeJSON([]byte(str)); err == nil {
+						v = x
+					}
+				}
+			}
+		}
+		r.src[src.name] = v
+	}
+	return nil
+}
+
+// checkRules returns the first rule matching a response.
+func (r *run) checkRules(st *step, sr *stepResult) (*rule, error) {
+	for _, rl := range r.plan.rules {
+		if rl.step >= 0 && rl.step != st.index {
+			continue
+		}
+		if r.matches(rl.match, sr) {
+			return rl, nil
+		}
+	}
+	return nil, nil
+}
+
+func (r *run) matches(m *matcher, sr *stepResult) bool {
+	if m == nil {
+		return false
+	}
+	if len(m.status) > 0 && !slices.Contains(m.status, sr.status) {
+		return false
+	}
+	if m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) {
+		return false
+	}
+	if m.bodyContains != nil && !bytes.Contains(sr.body, m.bodyContains) {
+		return false
+	}
+	if m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
+		return false
+	}
+	if m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
+		return false
+	}
+	if m.xpath != nil {
+		nav := sr.nav()
+		if nav == nil {
+			return false
+		}
+		v, _ := r.evalXPath(m.xpath, nav, false, false)
+		if isEmpty(v) || v == false {
+			return false
+		}
+	}
+	if m.expr != nil {
+		v, err := vm.Run(m.expr, r.env)
+		if b, _ := v.(bool); err != nil || !b {
+			return false
+		}
+	}
+	if m.not != nil && r.matches(m.not, sr) {
+		return false
+	}
+	for _, a := range m.all {
+		if !r.matches(a, sr) {
+			return false
+		}
+	}
+	if len(m.any) > 0 {
+		hit := false
+		for _, a := range m.any {
+			if r.matches(a, sr) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return false
+		}
+	}
+	return true
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(x) == ""
+	case []any:
+		return len(x) == 0
+	case []string:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}

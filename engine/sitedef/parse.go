@@ -1,0 +1,85 @@
+package sitedef
+
+import (
+	"bytes"
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+
+	"asa/engine/diag"
+)
+
+// File is one decoded sitedef file: a site or an endpoint, with the positions of its values.
+type File struct {
+	Path     string
+	Site     *Site
+	Endpoint *Endpoint
+	Pos      Positions
+}
+
+// MaxFileBytes bounds a sitedef file: they are small by nature, and the loader also reads directories
+// named at start.
+const MaxFileBytes = 1 << 20
+
+// Parse decodes one sitedef file strictly. Every structural problem is returned, each with its line and
+// column; the returned File is usable for further checks even when there are errors.
+func Parse(path string, data []byte) (*File, diag.List) {
+	var diags diag.List
+	f := &File{Path: path, Pos: Positions{}}
+	if len(data) > MaxFileBytes {
+		diags.Add(path, 1, 1, "file is %d bytes, over the %d byte limit", len(data), MaxFileBytes)
+		return f, diags
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		line := 1
+		var te *yaml.TypeError
+		_ = te
+		diags.Add(path, line, 1, "%s", yamlErr(err))
+		return f, diags
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		diags.Add(path, extra.Line, extra.Column, "only one YAML document is allowed per file")
+	}
+	n := &root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind != yaml.MappingNode {
+		diags.Add(path, n.Line, n.Column, "a sitedef file is a mapping with kind: site or kind: endpoint")
+		return f, diags
+	}
+	kind := ""
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "kind" {
+			kind = n.Content[i+1].Value
+		}
+	}
+	d := &decoder{file: path, diags: &diags, pos: f.Pos}
+	switch kind {
+	case "site":
+		f.Site = &Site{}
+		d.decode(n, reflectValue(f.Site))
+	case "endpoint":
+		f.Endpoint = &Endpoint{}
+		d.decode(n, reflectValue(f.Endpoint))
+	default:
+		diags.Add(path, n.Line, n.Column, "missing or unknown kind %q: want site or endpoint", kind)
+	}
+	return f, diags
+}
+
+// yamlErr strips yaml.v3's prefix; its messages already carry "line N:".
+func yamlErr(err error) string {
+	s := err.Error()
+	return fmt.Sprintf("invalid YAML: %s", trimPrefix(s, "yaml: "))
+}
+
+func trimPrefix(s, p string) string {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}

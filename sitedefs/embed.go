@@ -1,0 +1,10 @@
+// Package sitedefs embeds the site definitions shipped in the binary. `asa --sitedefs DIR` replaces
+// them with a directory, so an author iterates without rebuilding.
+package sitedefs
+
+import "embed"
+
+// FS holds every <site>/*.yaml.
+//
+//go:embed */*.yaml
+var FS embed.FS
