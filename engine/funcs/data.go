@@ -1,0 +1,561 @@
+package funcs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Values reach these functions from three places: JSON decoding (map[string]any, []any,
+// float64), expr literals (int, float64, map[string]any, []any) and the engine's own Go values
+// (typed slices and maps, structs). The helpers below accept all of them through reflection and
+// always return the JSON shapes, so results compose.
+
+// listOf returns the elements of a slice or array.
+func listOf(v any) ([]any, bool) {
+	switch l := v.(type) {
+	case []any:
+		return l, true
+	case nil, string, []byte:
+		return nil, false
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return nil, false
+	}
+	out := make([]any, rv.Len())
+	for i := range out {
+		out[i] = rv.Index(i).Interface()
+	}
+	return out, true
+}
+
+// entry is one key/value of a map or struct, in the order children visits them.
+type entry struct {
+	key string
+	val any
+}
+
+// entriesOf returns the string-keyed entries of a map (sorted by key, because decoded JSON
+// objects no longer know their order and results must be deterministic) or the exported fields
+// of a struct (in declaration order).
+func entriesOf(v any) ([]entry, bool) {
+	if m, ok := v.(map[string]any); ok {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make([]entry, len(keys))
+		for i, k := range keys {
+			out[i] = entry{k, m[k]}
+		}
+		return out, true
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	switch rv.Kind() {
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return nil, false
+		}
+		out := make([]entry, 0, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			out = append(out, entry{it.Key().String(), it.Value().Interface()})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+		return out, true
+	case reflect.Struct:
+		t := rv.Type()
+		var out []entry
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() {
+				out = append(out, entry{f.Name, rv.Field(i).Interface()})
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// member returns v[key] for maps and structs, and v[index] for lists when key is an integer.
+func member(v any, key string) (any, bool) {
+	if m, ok := v.(map[string]any); ok {
+		x, ok := m[key]
+		return x, ok
+	}
+	if l, ok := listOf(v); ok {
+		i, err := strconv.Atoi(key)
+		if err != nil {
+			return nil, false
+		}
+		return index(l, i)
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	switch rv.Kind() {
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return nil, false
+		}
+		x := rv.MapIndex(reflect.ValueOf(key).Convert(rv.Type().Key()))
+		if !x.IsValid() {
+			return nil, false
+		}
+		return x.Interface(), true
+	case reflect.Struct:
+		if f, ok := rv.Type().FieldByName(key); ok && f.IsExported() {
+			return rv.FieldByIndex(f.Index).Interface(), true
+		}
+	}
+	return nil, false
+}
+
+func index(l []any, i int) (any, bool) {
+	if i < 0 {
+		i += len(l)
+	}
+	if i < 0 || i >= len(l) {
+		return nil, false
+	}
+	return l[i], true
+}
+
+// pathSegments splits "a.b[0].c" and "a.b.0.c" into segments; "[*]" and "*" are wildcards.
+func pathSegments(path any) ([]string, bool) {
+	switch p := path.(type) {
+	case string:
+		p = strings.NewReplacer("[", ".", "]", "").Replace(p)
+		if p == "" {
+			return nil, true
+		}
+		return strings.Split(p, "."), true
+	case []any:
+		out := make([]string, 0, len(p))
+		for _, s := range p {
+			switch x := s.(type) {
+			case string:
+				out = append(out, x)
+			default:
+				n, ok := intOf(x)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, strconv.FormatInt(n, 10))
+			}
+		}
+		return out, true
+	}
+	if n, ok := intOf(path); ok {
+		return []string{strconv.FormatInt(n, 10)}, true
+	}
+	return nil, false
+}
+
+// getPath walks segs from v. A "*" segment maps the rest of the path over every element (list
+// items or map values) and collects the non-nil results into one flat list, like yt-dlp's
+// traverse_obj with `...`.
+func getPath(v any, segs []string) any {
+	for i, seg := range segs {
+		if v == nil {
+			return nil
+		}
+		if seg == "*" {
+			rest := segs[i+1:]
+			nested := false
+			for _, s := range rest {
+				if s == "*" {
+					nested = true
+				}
+			}
+			out := []any{}
+			for _, child := range childValues(v) {
+				r := getPath(child, rest)
+				if r == nil {
+					continue
+				}
+				if l, ok := r.([]any); ok && nested {
+					out = append(out, l...)
+				} else {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+		x, ok := member(v, seg)
+		if !ok {
+			return nil
+		}
+		v = x
+	}
+	return v
+}
+
+func childValues(v any) []any {
+	if l, ok := listOf(v); ok {
+		return l
+	}
+	es, _ := entriesOf(v)
+	out := make([]any, len(es))
+	for i, e := range es {
+		out[i] = e.val
+	}
+	return out
+}
+
+// get is a superset of expr's builtin get(v, key): a key that exists as such still wins, so
+// get(m, "a.b") reads a key literally named "a.b" when there is one.
+func get(v, path any) any {
+	if v == nil {
+		return nil
+	}
+	if p, ok := path.(string); ok && strings.ContainsAny(p, ".[") {
+		if x, ok := member(v, p); ok {
+			return x
+		}
+	}
+	segs, ok := pathSegments(path)
+	if !ok {
+		return nil
+	}
+	return getPath(v, segs)
+}
+
+// findBudget bounds the nodes one find visits; decoded JSON cannot be cyclic, but Go values
+// from the environment can, and a cycle must end the search rather than the process.
+const findBudget = 2_000_000
+
+// findKey walks v depth-first: list items in order, map keys sorted (see entriesOf), each key's
+// own value before what is below it. It stops at the first non-nil match unless all is set.
+func findKey(v any, key string, all bool) []any {
+	var out []any
+	budget := findBudget
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		if budget--; budget < 0 {
+			return true
+		}
+		if l, ok := listOf(v); ok {
+			for _, x := range l {
+				if walk(x) {
+					return true
+				}
+			}
+			return false
+		}
+		es, ok := entriesOf(v)
+		if !ok {
+			return false
+		}
+		for _, e := range es {
+			if e.key == key && e.val != nil {
+				out = append(out, e.val)
+				if !all {
+					return true
+				}
+			}
+			if walk(e.val) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(v)
+	return out
+}
+
+// isEmpty is the engine's notion of "no value": nil, "", an empty list or an empty map.
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Array:
+		return rv.Len() == 0
+	case reflect.Pointer, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// uniqKey identifies a value for uniq: scalars by value (so 1 and 1.0 are the same number),
+// everything else by its JSON encoding, which sorts map keys.
+func uniqKey(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "n"
+	case string:
+		return "s" + x
+	case bool:
+		return "b" + strconv.FormatBool(x)
+	}
+	if f, ok := floatOf(v); ok {
+		return "f" + strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("g%#v", v)
+	}
+	return "j" + string(b)
+}
+
+func uniq(l []any) []any {
+	seen := make(map[string]bool, len(l))
+	out := make([]any, 0, len(l))
+	for _, x := range l {
+		k := uniqKey(x)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func flatten(l []any, depth int, out []any) []any {
+	for _, x := range l {
+		if sub, ok := listOf(x); ok && depth < 1000 {
+			out = flatten(sub, depth+1, out)
+		} else {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// textOf reads the text objects of Google's JSON (YouTube's ytInitialData and others):
+// {"simpleText": "..."}, {"runs": [{"text": "..."}, ...]}, {"content": "..."} (the newer view
+// models) or {"text": ...}.
+func textOf(v any) (string, bool) {
+	return textOfDepth(v, 0)
+}
+
+func textOfDepth(v any, depth int) (string, bool) {
+	if depth > 3 {
+		return "", false
+	}
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case nil:
+		return "", false
+	}
+	if l, ok := listOf(v); ok {
+		return joinRuns(l)
+	}
+	if s, ok := member(v, "simpleText"); ok {
+		if str, ok := s.(string); ok {
+			return str, true
+		}
+	}
+	if r, ok := member(v, "runs"); ok {
+		if l, ok := listOf(r); ok {
+			return joinRuns(l)
+		}
+	}
+	if c, ok := member(v, "content"); ok {
+		if str, ok := c.(string); ok {
+			return str, true
+		}
+	}
+	if t, ok := member(v, "text"); ok {
+		return textOfDepth(t, depth+1)
+	}
+	return "", false
+}
+
+func joinRuns(l []any) (string, bool) {
+	var b strings.Builder
+	found := false
+	for _, r := range l {
+		t, ok := member(r, "text")
+		if !ok {
+			continue
+		}
+		if s, ok := t.(string); ok {
+			b.WriteString(s)
+			found = true
+		}
+	}
+	return b.String(), found
+}
+
+// parseJSON decodes the first JSON value in s and ignores what follows it, so that the text of
+// `var data = {...};` captured up to the semicolon, or a JSON value with trailing junk, still
+// decodes.
+func parseJSON(s string) (any, bool) {
+	s = strings.TrimLeft(s, " \t\r\n\uFEFF")
+	if s == "" {
+		return nil, false
+	}
+	var v any
+	if err := json.NewDecoder(strings.NewReader(s)).Decode(&v); err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// toJSON encodes compactly and without escaping <, > and &, unlike expr's builtin (indented)
+// and encoding/json's default: the result is data, usually an identifier or a request body.
+func toJSON(v any) (string, bool) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
+}
+
+// Conversions.
+
+// floatOf returns the value of any Go number (not of strings).
+func floatOf(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(rv.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(rv.Uint()), true
+	case reflect.Float32, reflect.Float64:
+		return rv.Float(), true
+	}
+	return 0, false
+}
+
+// intOf returns the value of a Go integer, or of a float with no fractional part.
+func intOf(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) >= 9.2e18 {
+			return 0, false
+		}
+		return int64(x), true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int(), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if rv.Uint() > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(rv.Uint()), true
+	}
+	if f, ok := floatOf(v); ok {
+		return intOf(f)
+	}
+	return 0, false
+}
+
+// stringOf returns strings as they are and numbers formatted without exponent, so that a JSON
+// number can go where text is expected ("price": 12.99).
+func stringOf(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case nil:
+		return "", false
+	case []byte:
+		return string(x), true
+	case json.Number:
+		return string(x), true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.String:
+		return rv.String(), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(rv.Int(), 10), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(rv.Uint(), 10), true
+	case reflect.Float32, reflect.Float64:
+		f := rv.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", false
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64), true
+	}
+	return "", false
+}
+
+// toFloat converts numbers and numeric strings ("12.5", " 1e3 "); text with other characters
+// is nil (parseNumber is for text).
+func toFloat(v any) (float64, bool) {
+	if s, ok := v.(string); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return 0, false
+		}
+		return f, true
+	}
+	if _, ok := v.(bool); ok {
+		return 0, false
+	}
+	f, ok := floatOf(v)
+	if !ok || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+// toInt converts like toFloat and truncates toward zero, as expr's int() does.
+func toInt(v any) (int, bool) {
+	if s, ok := v.(string); ok {
+		s = strings.TrimSpace(s)
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return int(n), true
+		}
+	}
+	if n, ok := intOf(v); ok {
+		return int(n), true
+	}
+	f, ok := toFloat(v)
+	if !ok || math.Abs(f) >= 9.2e18 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// digitsOf keeps the digits of s, in any script, as ASCII.
+func digitsOf(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if d, ok := digitValue(r); ok {
+			b.WriteByte(byte('0' + d))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,176 @@
+// Package funcs is the fixed, documented set of pure functions that sitedef expressions can
+// call (parseNumber, parsePrice, get, find, reFind, ...), plus the Go entry points to the same
+// parsers for code that extracts values without a sitedef.
+//
+// Every function is nil-safe: a nil or unparsable input gives nil, never a panic, so that
+// `select:` lists fall through to their next selector. A call errors at run time only when it is
+// malformed (an invalid regular expression, a wrong argument count that the compile-time check
+// could not see). docs/functions.md is generated from Docs by this package's tests.
+package funcs
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
+	"github.com/expr-lang/expr/conf"
+)
+
+// Set is the function set. Create it once with New and share it: it is safe for concurrent use
+// and its only state is a bounded cache of compiled regular expressions.
+type Set struct {
+	re   *regexCache
+	defs []def
+}
+
+// Doc documents one function for docs/functions.md and editor help.
+type Doc struct {
+	Name      string
+	Signature string
+	Summary   string
+	Examples  []Example
+}
+
+// Example is an expression and the JSON encoding of its result. Tests run every example, so the
+// documentation cannot drift from the code.
+type Example struct {
+	Expr string
+	Want string
+}
+
+// def is one function: its documentation, its expr signatures and its implementation.
+type def struct {
+	name     string
+	group    string
+	sig      string
+	summary  string
+	types    []any // expr signatures, e.g. new(func(string, string) any)
+	fn       func(args ...any) (any, error)
+	examples []Example
+	// hiddenAs registers the function under another name, reachable only through a patch (see
+	// findPatch).
+	hiddenAs string
+}
+
+// New returns a function set with an empty regexp cache.
+func New() *Set {
+	s := &Set{re: newRegexCache(regexCacheSize)}
+	s.defs = s.definitions()
+	sort.Slice(s.defs, func(i, j int) bool { return s.defs[i].name < s.defs[j].name })
+	return s
+}
+
+// Options returns the expr options that register every function with its typed signatures, so
+// that argument counts and types are checked when an expression is compiled. Four names replace
+// expr builtins with compatible supersets (get, uniq, flatten, toJSON), and find(v, "key") is
+// routed to the deep key search while find(list, predicate) stays expr's builtin.
+func (s *Set) Options() []expr.Option {
+	opts := make([]expr.Option, 0, len(s.defs)+1)
+	for _, d := range s.defs {
+		if d.hiddenAs == "" {
+			opts = append(opts, expr.Function(d.name, d.fn, d.types...))
+			continue
+		}
+		ts := make([]reflect.Type, len(d.types))
+		for i, t := range d.types {
+			ts[i] = reflect.TypeOf(t).Elem()
+		}
+		f := &builtin.Function{Name: d.name, Func: d.fn, Types: ts}
+		key := d.hiddenAs
+		opts = append(opts, func(c *conf.Config) { c.Functions[key] = f })
+	}
+	opts = append(opts, expr.Patch(findPatch{}))
+	return opts
+}
+
+// Docs lists every function, sorted by name.
+func (s *Set) Docs() []Doc {
+	out := make([]Doc, len(s.defs))
+	for i, d := range s.defs {
+		out[i] = Doc{Name: d.name, Signature: d.sig, Summary: d.summary, Examples: append([]Example(nil), d.examples...)}
+	}
+	return out
+}
+
+// groupOf returns the documentation section of a function.
+func (s *Set) groupOf(name string) string {
+	for _, d := range s.defs {
+		if d.name == name {
+			return d.group
+		}
+	}
+	return ""
+}
+
+// hiddenFind is the name the deep key search is registered under. It is not an identifier, so
+// no expression can call it directly; only findPatch produces calls to it.
+const hiddenFind = "$find"
+
+// findPatch lets two functions share the name find. expr parses find(x, ...) as its predicate
+// builtin (find(items, .price > 0)); a "predicate" that never refers to the element (# or
+// .field), such as find(data, "videoId"), cannot be meant as one, so it is rewritten into a call
+// of the deep key search.
+type findPatch struct{}
+
+func (findPatch) Visit(n *ast.Node) {
+	b, ok := (*n).(*ast.BuiltinNode)
+	if !ok || b.Name != "find" || len(b.Arguments) != 2 {
+		return
+	}
+	p, ok := b.Arguments[1].(*ast.PredicateNode)
+	if !ok || usesPointer(p.Node) {
+		return
+	}
+	if _, isBool := p.Node.(*ast.BoolNode); isBool {
+		return
+	}
+	callee := &ast.IdentifierNode{Value: hiddenFind}
+	callee.SetLocation(b.Location())
+	ast.Patch(n, &ast.CallNode{Callee: callee, Arguments: []ast.Node{b.Arguments[0], p.Node}})
+}
+
+type pointerFinder struct{ found bool }
+
+func (f *pointerFinder) Visit(n *ast.Node) {
+	if _, ok := (*n).(*ast.PointerNode); ok {
+		f.found = true
+	}
+}
+
+func usesPointer(n ast.Node) bool {
+	f := &pointerFinder{}
+	ast.Walk(&n, f)
+	return f.found
+}
+
+// Argument helpers for the expr wrappers. Arity is checked at compile time through the typed
+// signatures; the checks here only guard calls the checker could not see.
+
+func arity(name string, args []any, min, max int) error {
+	if len(args) < min || len(args) > max {
+		return fmt.Errorf("%s: wrong number of arguments (%d)", name, len(args))
+	}
+	return nil
+}
+
+// optString returns args[i] as a string, or "" when it is absent or nil.
+func optString(args []any, i int) string {
+	if i >= len(args) {
+		return ""
+	}
+	s, _ := stringOf(args[i])
+	return s
+}
+
+// patternArg returns a pattern argument, which must be a string: a nil or numeric pattern is a
+// mistake in the sitedef, not missing data.
+func patternArg(name string, v any) (string, error) {
+	p, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s: pattern must be a string, not %T", name, v)
+	}
+	return p, nil
+}

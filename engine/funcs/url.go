@@ -1,0 +1,207 @@
+package funcs
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+)
+
+// cleanURL drops what browsers drop before parsing an href: surrounding spaces and control
+// characters, and tabs and line breaks anywhere (attribute values wrapped over lines).
+func cleanURL(s string) string {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' || isInvisible(r) || r == '\u00A0' })
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	}
+	return s
+}
+
+func isHTTP(u *url.URL) bool {
+	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// absURL resolves ref against base and returns it only if the result is an http(s) URL:
+// javascript:, data:, mailto: and the like give false.
+func absURL(ref, base string) (string, bool) {
+	ref = cleanURL(ref)
+	if ref == "" || strings.HasPrefix(ref, "#") && base == "" {
+		return "", false
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", false
+	}
+	if u.Scheme != "" {
+		u.Scheme = strings.ToLower(u.Scheme)
+		if !isHTTP(u) {
+			return "", false
+		}
+		return u.String(), true
+	}
+	b, err := url.Parse(cleanURL(base))
+	if err != nil || !isHTTP(b) {
+		b = nil
+	}
+	if b == nil {
+		// A protocol-relative URL is absolute enough without a base: assume https.
+		if strings.HasPrefix(ref, "//") {
+			if u, err := url.Parse("https:" + ref); err == nil && isHTTP(u) {
+				return u.String(), true
+			}
+		}
+		return "", false
+	}
+	r := b.ResolveReference(u)
+	if !isHTTP(r) {
+		return "", false
+	}
+	return r.String(), true
+}
+
+// parseLoose parses absolute, protocol-relative and relative URLs.
+func parseLoose(s string) (*url.URL, bool) {
+	u, err := url.Parse(cleanURL(s))
+	if err != nil {
+		return nil, false
+	}
+	return u, true
+}
+
+// queryOf returns the query parameters of u, also when the rest of u does not parse (an invalid
+// %-escape in the path must not hide ?q=...).
+func queryOf(u string) url.Values {
+	u = cleanURL(u)
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	i := strings.IndexByte(u, '?')
+	if i < 0 {
+		return nil
+	}
+	q, _ := url.ParseQuery(u[i+1:])
+	return q
+}
+
+func urlParam(u, name string) (string, bool) {
+	vs, ok := queryOf(u)[name]
+	if !ok || len(vs) == 0 {
+		return "", false
+	}
+	return vs[0], true
+}
+
+func urlHost(u string) (string, bool) {
+	p, ok := parseLoose(u)
+	if !ok || p.Host == "" {
+		return "", false
+	}
+	return strings.ToLower(p.Hostname()), true
+}
+
+func urlPath(u string) (string, bool) {
+	p, ok := parseLoose(u)
+	if !ok || p.Opaque != "" {
+		return "", false
+	}
+	if p.Path == "" && p.Host != "" {
+		return "/", true
+	}
+	return p.Path, true
+}
+
+// unwrapURL follows the redirectors search engines and social sites wrap outbound links in.
+// Nested wrappers are unwrapped too, a few levels deep.
+func unwrapURL(u string) string {
+	for range 4 {
+		t, ok := unwrapOnce(u)
+		if !ok || t == u {
+			break
+		}
+		u = t
+	}
+	return u
+}
+
+func unwrapOnce(raw string) (string, bool) {
+	p, ok := parseLoose(raw)
+	if !ok {
+		return "", false
+	}
+	host := strings.ToLower(p.Hostname())
+	path := p.Path
+	q := p.Query()
+	first := func(names ...string) string {
+		for _, n := range names {
+			if v := q.Get(n); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	var t string
+	relativeOK := false
+	switch {
+	case path == "/url" || strings.HasSuffix(path, "/url"): // Google web and news results
+		t, relativeOK = first("q", "url"), true
+	case path == "/imgres": // Google Images
+		t = first("imgurl")
+	case path == "/aclk" || path == "/pagead/aclk": // Google Ads
+		t = first("adurl")
+	case strings.HasSuffix(path, "/l.php"): // Facebook, Instagram
+		t = first("u")
+	case strings.HasSuffix(host, "youtube.com") && path == "/redirect":
+		t = first("q")
+	case strings.HasSuffix(host, "duckduckgo.com") && (path == "/l/" || path == "/l"):
+		t = first("uddg")
+	case strings.HasSuffix(host, "bing.com") && path == "/ck/a":
+		t = decodeBing(first("u"))
+	case strings.HasSuffix(host, "search.yahoo.com"):
+		t = yahooTarget(raw)
+	case host == "out.reddit.com":
+		t = first("url")
+	case strings.Contains(path, "/sspa/click") || strings.Contains(path, "/slredirect/"): // Amazon sponsored
+		t, relativeOK = first("url"), true
+	case path == "/redirect" || path == "/out" || path == "/away" || path == "/goto" || path == "/link":
+		t = first("url", "u", "target", "to", "dest", "destination")
+	}
+	if t == "" {
+		return "", false
+	}
+	tu, err := url.Parse(t)
+	if err != nil {
+		return "", false
+	}
+	if isHTTP(tu) || strings.HasPrefix(t, "//") || relativeOK && strings.HasPrefix(t, "/") {
+		return t, true
+	}
+	return "", false
+}
+
+// decodeBing decodes Bing's "u=a1<base64url>" link parameter.
+func decodeBing(v string) string {
+	if !strings.HasPrefix(v, "a1") {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(v[2:], "="))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// yahooTarget extracts the escaped target Yahoo puts in the path: ".../RU=https%3a%2f%2f.../RK=2".
+func yahooTarget(raw string) string {
+	i := strings.Index(raw, "/RU=")
+	if i < 0 {
+		return ""
+	}
+	v := raw[i+4:]
+	if j := strings.Index(v, "/R"); j >= 0 {
+		v = v[:j]
+	}
+	t, err := url.QueryUnescape(v)
+	if err != nil {
+		return ""
+	}
+	return t
+}
