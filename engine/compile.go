@@ -73,7 +73,7 @@ func exprErr(err error) string {
 	if errors.As(err, &fe) {
 		hint := ""
 		if strings.Contains(fe.Message, "unexpected token EOF") {
-			hint = "; note that ' #' in an unquoted YAML value starts a comment: quote the value"
+			hint = "; if the YAML value holds ' #' unquoted, YAML cut it there as a comment: quote the value"
 		}
 		return fmt.Sprintf("bad expression: %s (expression line %d, column %d)%s", fe.Message, fe.Line, fe.Column+1, hint)
 	}

@@ -319,7 +319,8 @@ func group(m []string) string {
 func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text bool) (any, error) {
 	e := x.get()
 	defer x.put(e)
-	switch v := e.Evaluate(nav).(type) {
+	// Evaluate moves the navigator it is given; the caller's context must stay where it is.
+	switch v := e.Evaluate(nav.Copy()).(type) {
 	case *xpath.NodeIterator:
 		if !all {
 			if v.MoveNext() {

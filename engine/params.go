@@ -67,18 +67,18 @@ func (p *Plan) Params(raw url.Values) (Params, error) {
 		if len(v) > MaxParamBytes {
 			return nil, invalid(pr.name, "longer than %d bytes", MaxParamBytes)
 		}
+		if pr.urlPattern != nil && looksLikeURL(strings.TrimSpace(v)) {
+			if err := p.fromURL(pr, strings.TrimSpace(v), raw, out); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if pr.normalize != nil {
 			nv, err := vm.Run(pr.normalize, map[string]any{"value": v})
 			if err != nil {
 				return nil, invalid(pr.name, "could not be normalised")
 			}
 			v = stringify(nv)
-		}
-		if pr.urlPattern != nil && looksLikeURL(v) {
-			if err := p.fromURL(pr, v, raw, out); err != nil {
-				return nil, err
-			}
-			continue
 		}
 		if _, done := out[pr.name]; done {
 			continue
@@ -179,7 +179,13 @@ func (p *Plan) fromURL(pr *param, v string, raw url.Values, out Params) error {
 		if target == nil {
 			continue
 		}
-		cv, err := target.check(m[i])
+		gv := m[i]
+		if target.normalize != nil {
+			if nv, err := vm.Run(target.normalize, map[string]any{"value": gv}); err == nil {
+				gv = stringify(nv)
+			}
+		}
+		cv, err := target.check(gv)
 		if err != nil {
 			return invalid(g, "taken from the URL: %v", err)
 		}

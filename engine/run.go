@@ -99,6 +99,7 @@ type run struct {
 	stepsEnv  map[string]any
 	results   []*stepResult
 	last      *stepResult
+	lastDoc   *stepResult // the last step with an HTML or XML document: the default context of XPath
 	pageIdx   int
 	attempts  int
 	first     *stepResult
@@ -164,8 +165,11 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 			res.Warnings = append(res.Warnings, fmt.Sprintf("page %d: %v", start+i, err))
 			break
 		}
-		res.Units++
 		got, _ := data[p.paginate.items.name].([]any)
+		// A page past the end (no items) stops the run; only pages with items, and always the first, bill.
+		if i == 0 || len(got) > 0 {
+			res.Units++
+		}
 		if i == 0 {
 			res.Data = data
 		}
@@ -266,7 +270,7 @@ func (r *run) page() (map[string]any, error) {
 	}
 	obj := map[string]any{}
 	env := r.childEnv(obj, nil, 0, nil)
-	if err := r.fields(p.fields, obj, env, r.last.nav(), 0, true); err != nil {
+	if err := r.fields(p.fields, obj, env, r.lastDoc.nav(), 0, true); err != nil {
 		return nil, err
 	}
 	env["fields"] = obj
@@ -331,6 +335,9 @@ func (r *run) step(st *step) error {
 		}
 		r.results[st.index] = sr
 		r.last = sr
+		if sr.doc != nil {
+			r.lastDoc = sr
+		}
 		r.stepsEnv[st.id] = map[string]any{"status": sr.status, "url": sr.url, "body": sr.bodyString()}
 		r.env["base"] = sr.url
 		if err := r.decodeSources(st, sr); err != nil {

@@ -3,6 +3,8 @@ package sitedef
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -34,8 +36,9 @@ func Parse(path string, data []byte) (*File, diag.List) {
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
 		line := 1
-		var te *yaml.TypeError
-		_ = te
+		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
 		diags.Add(path, line, 1, "%s", yamlErr(err))
 		return f, diags
 	}
@@ -70,6 +73,8 @@ func Parse(path string, data []byte) (*File, diag.List) {
 	}
 	return f, diags
 }
+
+var yamlLineRe = regexp.MustCompile(`line (\d+)`)
 
 // yamlErr strips yaml.v3's prefix; its messages already carry "line N:".
 func yamlErr(err error) string {

@@ -1,6 +1,7 @@
 package sitedef
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -23,7 +24,14 @@ func Schema() ([]byte, error) {
 		"oneOf":       []any{site, ep},
 		"definitions": g.defs,
 	}
-	return json.MarshalIndent(root, "", "  ")
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 type schemaGen struct{ defs map[string]any }

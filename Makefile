@@ -1,0 +1,65 @@
+# asa: see README.md. Every target works on a fresh machine with Go installed; .ci/run installs the rest.
+SHELL := /bin/bash
+GO ?= go
+CORPUS ?= ../shared/corpus
+BIN := bin/asa
+GOFLAGS_TEST := -race -shuffle=on -count=1
+
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/asa
+
+## run: build and start the service on its embedded defaults (SQLite under ./data/)
+run: build
+	./$(BIN) serve
+
+## test: the whole suite: formatting, vet, race tests, sitedef lint, fixtures and corpus expectations, stale docs
+test: lint generate-check
+	$(GO) test $(GOFLAGS_TEST) ./...
+	$(GO) run ./cmd/asa sitedef check
+	$(GO) run ./cmd/asa sitedef test --corpus $(CORPUS)
+
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+## update: rewrite fixture goldens from the current output; review the diff
+update:
+	$(GO) run ./cmd/asa sitedef test --update
+
+## generate: the JSON Schema and the reference docs, from the Go types
+generate:
+	$(GO) run ./cmd/asa sitedef schema -o sitedefs/sitedef.schema.json
+	$(GO) run ./cmd/asa sitedef docs -o docs/sitedef-reference.md
+	$(GO) test ./engine/funcs -run TestDocsUpToDate -update >/dev/null
+
+generate-check:
+	@tmp=$$(mktemp -d); \
+	$(GO) run ./cmd/asa sitedef schema -o $$tmp/schema.json && \
+	$(GO) run ./cmd/asa sitedef docs -o $$tmp/ref.md && \
+	cmp -s $$tmp/schema.json sitedefs/sitedef.schema.json && cmp -s $$tmp/ref.md docs/sitedef-reference.md \
+	|| { echo "generated files are stale: run make generate"; rm -rf $$tmp; exit 1; }; rm -rf $$tmp
+
+## bench: extraction against parse-only on the largest corpus pages (ms per page, allocations, x-parse ratio)
+bench:
+	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./fixtures/ ./engine/dom/ ./engine/funcs/
+
+FUZZTIME ?= 20s
+## fuzz: every fuzz target for FUZZTIME each
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; done
+
+clean:
+	rm -rf bin

@@ -1,0 +1,64 @@
+package registry_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"asa/engine"
+	"asa/engine/registry"
+	"asa/sitedefs"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestBrokenSitedef: one precise diagnostic per mistake, each with file:line:column, in one run.
+func TestBrokenSitedef(t *testing.T) {
+	_, diags := registry.Load(engine.New(), os.DirFS("testdata/broken"))
+	var lines []string
+	for _, d := range diags {
+		lines = append(lines, d.String())
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	golden := filepath.Join("testdata", "broken.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("reading golden (run with -update): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("diagnostics differ from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+	// The five planted mistakes, each reported exactly once at its own line.
+	for _, want := range []string{
+		"shop/product.yaml:8:5: error: unknown key \"patern\"",
+		"shop/product.yaml:16:12: error: rule \"gone\": unknown error code \"product_gone\"",
+		"shop/product.yaml:20:12: error: field title: bad XPath",
+		"shop/product.yaml:23:11: error: field price: bad expression",
+		"shop/product.yaml:26:15: error: expected true or false",
+	} {
+		if n := strings.Count(got, want); n != 1 {
+			t.Errorf("want exactly one diagnostic starting %q, got %d", want, n)
+		}
+	}
+	if len(diags) != 5 {
+		t.Errorf("want 5 diagnostics, got %d", len(diags))
+	}
+}
+
+// TestEmbeddedSitedefs: the sitedefs shipped in the binary load without errors.
+func TestEmbeddedSitedefs(t *testing.T) {
+	reg, diags := registry.Load(engine.New(), sitedefs.FS)
+	if diags.HasErrors() {
+		t.Fatalf("embedded sitedefs do not load:\n%v", diags)
+	}
+	if len(reg.IDs()) == 0 {
+		t.Fatal("no endpoints")
+	}
+}
