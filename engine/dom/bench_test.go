@@ -1,0 +1,99 @@
+package dom
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// largestAmazonProduct returns the biggest amazon/product-*.html page of the corpus.
+func largestAmazonProduct(b *testing.B) []byte {
+	dir := corpusDir(b)
+	pages, _ := filepath.Glob(filepath.Join(dir, "amazon", "product-*.html"))
+	var best string
+	var size int64
+	for _, p := range pages {
+		if fi, err := os.Stat(p); err == nil && fi.Size() > size {
+			best, size = p, fi.Size()
+		}
+	}
+	if best == "" {
+		b.Skip("no amazon product page in the corpus")
+	}
+	body, err := os.ReadFile(best)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Logf("%s, %d bytes", filepath.Base(best), len(body))
+	return body
+}
+
+// BenchmarkParseHTML measures ToUTF8 + ParseHTML on the largest Amazon product page, next to
+// x/net/html.Parse alone: the two must cost about the same.
+func BenchmarkParseHTML(b *testing.B) {
+	body := largestAmazonProduct(b)
+	b.Run("dom", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			u, err := ToUTF8(body, "text/html;charset=UTF-8")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ParseHTML(u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("x-net-html", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := html.Parse(bytes.NewReader(body)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkToUTF8(b *testing.B) {
+	body := largestAmazonProduct(b)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ToUTF8(body, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkText(b *testing.B) {
+	doc, err := ParseHTML(largestAmazonProduct(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	nav := Navigator(doc)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Text(nav)
+	}
+}
+
+func BenchmarkScriptJSON(b *testing.B) {
+	body, err := os.ReadFile(filepath.Join(corpusDir(b), "youtube", "watch-GJLlxj_dtq8.html"))
+	if err != nil {
+		b.Skip(err)
+	}
+	re := regexp.MustCompile(`ytInitialPlayerResponse\s*=`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ScriptJSON(body, re); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package dom
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxDepth is the deepest nesting of JSON arrays and objects decoded.
+const MaxDepth = 512
+
+// ErrTooDeep is returned for JSON nested deeper than MaxDepth.
+var ErrTooDeep = fmt.Errorf("dom: JSON nested deeper than %d", MaxDepth)
+
+var errUnbalanced = errors.New("dom: unterminated JSON value")
+
+// DecodeJSON decodes a JSON body into nil, bool, float64, string, []any or map[string]any. A value
+// nested deeper than MaxDepth is refused with ErrTooDeep before decoding. A leading UTF-8 BOM and
+// an anti-XSSI prefix (")]}'", "for(;;);", "while(1);") as Google and Facebook APIs send are
+// skipped.
+func DecodeJSON(body []byte) (any, error) {
+	body = trimJSONPrefix(body)
+	if err := checkDepth(body); err != nil {
+		return nil, err
+	}
+	return unmarshal(body)
+}
+
+func unmarshal(b []byte) (any, error) {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func trimJSONPrefix(b []byte) []byte {
+	b = bytes.TrimPrefix(b, bomUTF8)
+	t := bytes.TrimLeft(b, " \t\r\n")
+	for _, p := range [...]string{")]}'", "for(;;);", "for (;;);", "while(1);"} {
+		if bytes.HasPrefix(t, []byte(p)) {
+			t = t[len(p):]
+			if p == ")]}'" {
+				t = bytes.TrimPrefix(bytes.TrimLeft(t, " \t\r\n"), []byte(","))
+			}
+			return t
+		}
+	}
+	return b
+}
+
+// checkDepth scans b for array and object nesting outside strings and fails past MaxDepth.
+func checkDepth(b []byte) error {
+	depth := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > MaxDepth {
+				return ErrTooDeep
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// balancedEnd returns the length of the JSON object or array that b starts with: the index just
+// past the bracket that closes b[0], found by a scan that skips strings and their escapes.
+func balancedEnd(b []byte) (int, error) {
+	depth := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > MaxDepth {
+				return 0, ErrTooDeep
+			}
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return 0, errUnbalanced
+}
+
+// decodeLenient decodes the JSON values of a block whose strict decoding failed, after repairing
+// the mistakes real pages make (see repairJSON). Several top-level values in a row are all
+// returned; values decoded before a syntax error are kept.
+func decodeLenient(b []byte) ([]any, error) {
+	b = repairJSON(b)
+	if err := checkDepth(b); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var out []any
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+		// Tolerate commas between top-level values: {...},{...}
+		rest := b[dec.InputOffset():]
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		if len(rest) > 0 && rest[0] == ',' {
+			b = rest[1:]
+			dec = json.NewDecoder(bytes.NewReader(b))
+		}
+	}
+}
+
+// repairJSON fixes, outside of what JSON allows but inside what pages ship:
+//   - raw control characters inside strings (escaped) and outside them (dropped);
+//   - invalid escapes: \' becomes ', any other \x keeps its backslash as a literal;
+//   - trailing commas before } or ], and doubled commas;
+//   - missing values ("width": , or "height": }) become null.
+func repairJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b)+16)
+	inString := false
+	var last byte // the last significant byte written outside strings
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch {
+			case c == '"':
+				inString = false
+				out = append(out, c)
+				last = c
+			case c == '\\':
+				if i+1 >= len(b) {
+					out = append(out, '\\', '\\')
+					continue
+				}
+				next := b[i+1]
+				switch next {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					out = append(out, c, next)
+					i++
+				case 'u':
+					if i+5 < len(b) && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]) {
+						out = append(out, b[i:i+6]...)
+						i += 5
+					} else {
+						out = append(out, '\\', '\\')
+					}
+				case '\'':
+					out = append(out, '\'')
+					i++
+				case '\n':
+					i++ // a JavaScript line continuation
+				default:
+					out = append(out, '\\', '\\')
+				}
+			case c < 0x20:
+				switch c {
+				case '\n':
+					out = append(out, '\\', 'n')
+				case '\r':
+					out = append(out, '\\', 'r')
+				case '\t':
+					out = append(out, '\\', 't')
+				default:
+					out = append(out, fmt.Sprintf(`\u%04x`, c)...)
+				}
+			default:
+				out = append(out, c)
+			}
+			continue
+		}
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			out = append(out, c)
+			continue
+		case c < 0x20 || c == 0x7F:
+			continue
+		case c == '"':
+			inString = true
+		case c == ',':
+			if last == ',' || last == '[' || last == '{' {
+				continue // doubled or leading comma
+			}
+			if last == ':' {
+				out = append(out, "null"...)
+			}
+			if next := nextSignificant(b, i+1); next == '}' || next == ']' {
+				last = c
+				continue // trailing comma: drop it
+			}
+		case c == '}' || c == ']':
+			if last == ':' {
+				out = append(out, "null"...)
+			}
+		}
+		out = append(out, c)
+		last = c
+	}
+	return out
+}
+
+func nextSignificant(b []byte, i int) byte {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return b[i]
+		}
+	}
+	return 0
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}

@@ -1,0 +1,232 @@
+package dom
+
+import (
+	"errors"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+func TestDecodeJSON(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     any
+		err      error // nil: must succeed; errAny: any error
+	}{
+		{"object", `{"a": 1, "b": [true, null, "x"]}`, map[string]any{"a": 1.0, "b": []any{true, nil, "x"}}, nil},
+		{"numbers are float64", `[1, 2.5, -3e2, 9007199254740993]`, []any{1.0, 2.5, -300.0, 9007199254740992.0}, nil},
+		{"null", `null`, nil, nil},
+		{"bom", "\xEF\xBB\xBF{\"a\":1}", map[string]any{"a": 1.0}, nil},
+		{"xssi", ")]}'\n{\"a\":1}", map[string]any{"a": 1.0}, nil},
+		{"xssi comma", ")]}',\n[1]", []any{1.0}, nil},
+		{"for loop prefix", `for (;;);{"a":1}`, map[string]any{"a": 1.0}, nil},
+		{"depth at limit", nested(MaxDepth), nil, nil},
+		{"depth over limit", nested(MaxDepth + 1), nil, ErrTooDeep},
+		{"very deep", strings.Repeat(`{"a":`, 1_000_000), nil, ErrTooDeep},
+		{"brackets in strings do not count", `["` + strings.Repeat("[", 1000) + `"]`, []any{strings.Repeat("[", 1000)}, nil},
+		{"escaped quote", `["a\"[[[[", 1]`, []any{`a"[[[[`, 1.0}, nil},
+		{"empty", ``, nil, errAny},
+		{"syntax", `{"a":}`, nil, errAny},
+		{"trailing garbage", `{} x`, nil, errAny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeJSON([]byte(tt.in))
+			switch {
+			case tt.err == nil && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.err == errAny && err == nil, tt.err != nil && tt.err != errAny && !errors.Is(err, tt.err):
+				t.Fatalf("error %v, want %v", err, tt.err)
+			}
+			if tt.err == nil && tt.want != nil && !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+var errAny = errors.New("any error")
+
+func TestScriptJSON(t *testing.T) {
+	tests := []struct {
+		name, body, marker string
+		want               any
+		err                error
+	}{
+		{"var", `<script>var ytInitialData = {"a":1};var x = 2;</script>`, `ytInitialData\s*=`, map[string]any{"a": 1.0}, nil},
+		{"no space", `ytInitialData={"a":1};`, `ytInitialData\s*=`, map[string]any{"a": 1.0}, nil},
+		{"array", "window.items =\n  [1, {\"b\": [2]}];", `window\.items\s*=`, []any{1.0, map[string]any{"b": []any{2.0}}}, nil},
+		{"window bracket", `window["ytInitialData"] = {"a":[1,2]};`, `ytInitialData`, map[string]any{"a": []any{1.0, 2.0}}, nil},
+		{"lazy regex trap", `x = {"a":"};", "b":{"c":"}"}}; var z = {"d":1};`, `x\s*=`, map[string]any{"a": "};", "b": map[string]any{"c": "}"}}, nil},
+		{"escapes in strings", `x = {"a":"\"}\\","b":"\\\"{"};`, `x\s*=`, map[string]any{"a": `"}\`, "b": `\"{`}, nil},
+		{"json.parse single quotes", `ytInitialData = JSON.parse('{\x22a\x22:\x7b\x22b\x22:[1]\x7d}');`, `ytInitialData\s*=`, map[string]any{"a": map[string]any{"b": []any{1.0}}}, nil},
+		{"json.parse with escaped quote", `d = JSON.parse('{"a":"it\'s \\"q\\""}')`, `d\s*=`, map[string]any{"a": `it's "q"`}, nil},
+		{"string literal", `x = "{\"a\":1}";`, `x\s*=`, map[string]any{"a": 1.0}, nil},
+		{"json string value", `{"args":{"player_response":"{\"videoDetails\":{\"videoId\":\"abc\"}}"}}`, `"player_response"\s*:`, map[string]any{"videoDetails": map[string]any{"videoId": "abc"}}, nil},
+		{"unicode escapes", `x = '{"a":"caf\u00e9 \ud83d\ude00 \u{1F600}"}'`, `x\s*=`, map[string]any{"a": "café 😀 😀"}, nil},
+		{"next data", `<script id="__NEXT_DATA__" type="application/json">{"props":{"p":1}}</script>`, `__NEXT_DATA__`, map[string]any{"props": map[string]any{"p": 1.0}}, nil},
+		{"call argument", `ytcfg.set({"A":"b"}); ytcfg.set({"C":1})`, `ytcfg\.set\(`, map[string]any{"A": "b"}, nil},
+		{"first match null, second has value", `var x = null; ... var x = {"b":2};`, `var x\s*=`, map[string]any{"b": 2.0}, nil},
+		{"null only", `var x = null; var y = {"a":1};`, `x\s*=`, nil, nil},
+		{"marker absent", `var y = {"a":1};`, `ytInitialData`, nil, nil},
+		{"value too far", `x =` + strings.Repeat(" ", 300) + `{"a":1}`, `x\s*=`, nil, nil},
+		{"tag before value", `x = </script><script>{"a":1}`, `x\s*=`, nil, nil},
+		{"empty regexp", `{"a":1}`, ``, map[string]any{"a": 1.0}, nil},
+		{"unbalanced", `x = {"a":[1,2}`, `x\s*=`, nil, errUnbalanced},
+		{"bad value then good one", `f(a.ytInitialData, function(){ return 1 }); var ytInitialData = {"ok":true};`, `ytInitialData`, map[string]any{"ok": true}, nil},
+		{"first decoding error reported", `x = {bad}; x = [1,}`, `x\s*=`, nil, errAny},
+		{"not json", `x = {a: 1};`, `x\s*=`, nil, errAny},
+		{"unterminated string literal", `x = JSON.parse('{"a":1}`, `x\s*=`, nil, errAny},
+		{"too deep", `x = ` + nested(MaxDepth+1), `x\s*=`, nil, ErrTooDeep},
+		{"too deep in string", `x = "` + nested(MaxDepth+1) + `"`, `x\s*=`, nil, ErrTooDeep},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ScriptJSON([]byte(tt.body), regexp.MustCompile(tt.marker))
+			switch {
+			case tt.err == nil && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.err == errAny && err == nil, tt.err != nil && tt.err != errAny && !errors.Is(err, tt.err):
+				t.Fatalf("error %v, want %v", err, tt.err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+	if _, err := ScriptJSON([]byte("x"), nil); err == nil {
+		t.Error("nil marker: no error")
+	}
+}
+
+func TestReadJSString(t *testing.T) {
+	for in, want := range map[string]string{
+		`"plain"rest`:        "plain",
+		`'a\'b'`:             "a'b",
+		`"\x41\u0042\u{43}"`: "ABC",
+		`"a\
+b"`: "ab",
+		`"\n\t\\\/"`:     "\n\t\\/",
+		`"\ud83d\ude00"`: "😀",
+		`"\ud83d"`:       "\uFFFD",
+		`"\q\x4"`:        "qx4",
+		"`multi\nline`":  "multi\nline",
+	} {
+		got, n, ok := readJSString([]byte(in))
+		if !ok || string(got) != want {
+			t.Errorf("readJSString(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+		if ok && in[n-1] != in[0] {
+			t.Errorf("readJSString(%q) length %d does not end at the quote", in, n)
+		}
+	}
+	for _, in := range []string{`"open`, `'a\'`, "\"a\nb\"", `"\`} {
+		if _, _, ok := readJSString([]byte(in)); ok {
+			t.Errorf("readJSString(%q) ok", in)
+		}
+	}
+}
+
+func parseDoc(t testing.TB, s string) *html.Node {
+	t.Helper()
+	doc, err := ParseHTML([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func ld(s string) string { return `<script type="application/ld+json">` + s + `</script>` }
+
+func TestJSONLD(t *testing.T) {
+	tests := []struct {
+		name, html string
+		want       []map[string]any
+	}{
+		{"none", `<p>x</p><script>{"@type":"X"}</script>`, nil},
+		{"object", ld(`{"@type":"Product","name":"A"}`), []map[string]any{{"@type": "Product", "name": "A"}}},
+		{"array flattened", ld(`[{"@type":"A"},[{"@type":"B"}],"junk",1]`), []map[string]any{{"@type": "A"}, {"@type": "B"}}},
+		{"graph", ld(`{"@context":"https://schema.org","@graph":[{"@type":"WebPage"},{"@type":"Recipe"}]}`), []map[string]any{{"@type": "WebPage"}, {"@type": "Recipe"}}},
+		{"typed graph holder kept", ld(`{"@type":"WebSite","@graph":[{"@type":"A"}]}`), []map[string]any{{"@type": "WebSite", "@graph": []any{map[string]any{"@type": "A"}}}, {"@type": "A"}}},
+		{"document order", `<head>` + ld(`{"@type":"A"}`) + `</head><body><div>` + ld(`{"@type":"B"}`) + `</div>` + ld(`{"@type":"C"}`) + `</body>`, []map[string]any{{"@type": "A"}, {"@type": "B"}, {"@type": "C"}}},
+		{"type attribute variants", `<script type=" Application/LD+JSON; charset=utf-8 ">{"@type":"A"}</script><script type="application/json">{"@type":"B"}</script>`, []map[string]any{{"@type": "A"}}},
+		{"cdata wrapper", ld("\n//<![CDATA[\n{\"@type\":\"A\"}\n//]]>\n"), []map[string]any{{"@type": "A"}}},
+		{"bare cdata", ld("<![CDATA[{\"@type\":\"A\"}]]>"), []map[string]any{{"@type": "A"}}},
+		{"comment wrapper", ld("<!--\n{\"@type\":\"A\"};\n-->"), []map[string]any{{"@type": "A"}}},
+		{"trailing commas", ld(`{"@type":"A","list":[1,2,],}`), []map[string]any{{"@type": "A", "list": []any{1.0, 2.0}}}},
+		{"raw newline in string", ld("{\"@type\":\"A\",\"d\":\"line1\nline2\ttab\"}"), []map[string]any{{"@type": "A", "d": "line1\nline2\ttab"}}},
+		{"control char outside string", ld("{\"@type\":\"A\"\x01}"), []map[string]any{{"@type": "A"}}},
+		{"missing values", ld(`{"@type":"A","image":{"width": ,"height":
+		}}`), []map[string]any{{"@type": "A", "image": map[string]any{"width": nil, "height": nil}}}},
+		{"invalid escapes", ld(`{"@type":"A","n":"it\'s C:\dir"}`), []map[string]any{{"@type": "A", "n": `it's C:\dir`}}},
+		{"several values", ld(`{"@type":"A"} {"@type":"B"},{"@type":"C"}`), []map[string]any{{"@type": "A"}, {"@type": "B"}, {"@type": "C"}}},
+		{"bad block skipped", ld(`{"@type": oops}`) + ld(`{"@type":"B"}`), []map[string]any{{"@type": "B"}}},
+		{"good prefix of bad block kept", ld(`{"@type":"A"} {oops}`), []map[string]any{{"@type": "A"}}},
+		{"empty block", ld(`   `), nil},
+		{"too deep", ld(nested(MaxDepth+1)) + ld(`{"@type":"B"}`), []map[string]any{{"@type": "B"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := JSONLD(parseDoc(t, tt.html))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+	if JSONLD(nil) != nil {
+		t.Error("JSONLD(nil) not nil")
+	}
+}
+
+func TestFindJSONLD(t *testing.T) {
+	objs := []map[string]any{
+		{"@type": "WebPage", "n": 1},
+		{"@type": []any{"Thing", 3.0, "http://schema.org/Product"}, "n": 2},
+		{"@type": "https://schema.org/Recipe", "n": 3},
+		{"@type": "schema:Offer", "n": 4},
+		{"@type": "Recipe", "n": 5},
+		{"n": 6},
+	}
+	for typ, want := range map[string]any{
+		"WebPage": 1, "Thing": 2, "Product": 2, "Recipe": 3, "Offer": 4,
+		"product": nil, "Page": nil, "": nil, "http://schema.org/Product": 2,
+	} {
+		got := FindJSONLD(objs, typ)
+		switch {
+		case want == nil && got != nil:
+			t.Errorf("FindJSONLD(%q) = %v, want nil", typ, got)
+		case want != nil && (got == nil || got["n"] != want):
+			t.Errorf("FindJSONLD(%q) = %v, want n=%v", typ, got, want)
+		}
+	}
+	if FindJSONLD(nil, "X") != nil {
+		t.Error("FindJSONLD(nil) not nil")
+	}
+}
+
+func TestRepairJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,}`:         `{"a":1}`,
+		`[1,,2]`:           `[1,2]`,
+		`[,1]`:             `[1]`,
+		`{"a":,"b":1}`:     `{"a":null,"b":1}`,
+		`{"a": }`:          `{"a": null}`,
+		`{"a":,}`:          `{"a":null}`,
+		"\"a\nb\"":         `"a\nb"`,
+		"\"\x00\"":         `"\u0000"`,
+		`"\u12"`:           `"\\u12"`,
+		`"x\`:              `"x\\`,
+		`"a,}" , ]`:        `"a,}"  ]`,
+		"\"a\\\nb\"":       `"ab"`,
+		`{"u":"\u00e9\/"}`: `{"u":"\u00e9\/"}`,
+	} {
+		if got := string(repairJSON([]byte(in))); got != want {
+			t.Errorf("repairJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package dom
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// negativeDir is fixtures/_negative at the repository root, two levels up from this package.
+func negativeDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "fixtures", "_negative")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no negative fixtures: %v", err)
+	}
+	return dir
+}
+
+// The negative fixtures parse, and each still carries what identifies it (fixtures/_negative/README.md).
+func TestNegativeFixtures(t *testing.T) {
+	dir := negativeDir(t)
+	tests := []struct {
+		file   string
+		xpaths []string // each must select something
+		title  string   // the document's text must match
+	}{
+		{"captcha-amazon.html", []string{
+			"//form[@action='/errors/validateCaptcha']",
+			"//input[@id='captchacharacters']",
+			"//h4[contains(., 'Type the characters you see in this image')]",
+		}, `Enter the characters you see below`},
+		{"captcha-google-sorry.html", []string{
+			"//form[@id='captcha-form'][@action='index']",
+			"//div[contains(@class, 'g-recaptcha')][@data-sitekey]",
+		}, `Our systems have detected unusual traffic from your computer network`},
+		{"consent-google.html", []string{
+			"//form[@action='https://consent.google.com/save'][.//input[@name='set_eom'][@value='true']]",
+			"//form[@action='https://consent.google.com/save'][.//input[@name='set_eom'][@value='false']]",
+		}, `^Before you continue to Google Sign in`},
+		{"consent-youtube.html", []string{
+			"//form[@action='https://consent.youtube.com/save']",
+		}, `Before you continue to YouTube`},
+		{"login-wall.html", []string{
+			"//form[.//input[@type='password']]",
+			"//meta[@property='og:title'][contains(@content, 'Log in')]",
+		}, `Log in to continue`},
+		{"cloudflare-challenge.html", []string{
+			"//title[. = 'Just a moment...']",
+			"//form[@id='challenge-form'][contains(@action, '__cf_chl_f_tk=')]",
+			"//script[contains(., 'window._cf_chl_opt')][contains(., '/cdn-cgi/challenge-platform/')]",
+		}, `Verifying you are human`},
+		{"empty.html", nil, `^$`},
+		{"blank.html", []string{"/html/body[not(*)]"}, `^$`},
+		{"other-site-product.html", []string{
+			"//h1[@itemprop='name']",
+			"//link[@rel='canonical'][contains(@href, 'northwind-kitchen.test')]",
+		}, `Add to cart`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(dir, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := ToUTF8(raw, "text/html")
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := ParseHTML(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range tt.xpaths {
+				if selectFirst(t, doc, x) == nil {
+					t.Errorf("%s selects nothing", x)
+				}
+			}
+			if txt := Text(Navigator(doc)); !regexp.MustCompile(tt.title).MatchString(txt) {
+				t.Errorf("text %.200q does not match %q", txt, tt.title)
+			}
+			objs := JSONLD(doc)
+			product := FindJSONLD(objs, "Product")
+			if (tt.file == "other-site-product.html") != (product != nil) {
+				t.Errorf("JSON-LD Product: %v", product)
+			}
+			if product != nil {
+				if product["sku"] != "NWK-DO-55-RED" || dig(product, "offers", "price") != "89.00" {
+					t.Errorf("JSON-LD Product: %v", product)
+				}
+				if FindJSONLD(objs, "BreadcrumbList") == nil {
+					t.Error("no BreadcrumbList")
+				}
+			}
+		})
+	}
+
+	// The JSON API error decodes, to an error object; the rate-limit text is not JSON.
+	raw, err := os.ReadFile(filepath.Join(dir, "json-error.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := DecodeJSON(raw)
+	if err != nil || dig(v, "error") != 404.0 || dig(v, "message") != "Not Found" {
+		t.Errorf("json-error.json = %v, %v", v, err)
+	}
+	raw, err = os.ReadFile(filepath.Join(dir, "not-json.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := DecodeJSON(raw); err == nil {
+		t.Errorf("not-json.txt decodes: %v", v)
+	}
+}

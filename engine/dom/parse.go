@@ -1,0 +1,75 @@
+package dom
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/antchfx/htmlquery"
+	"github.com/antchfx/xmlquery"
+	"github.com/antchfx/xpath"
+	"golang.org/x/net/html"
+)
+
+// ParseHTML parses a UTF-8 HTML body (see ToUTF8) with golang.org/x/net/html, exactly once and
+// without copying it. A leading UTF-8 BOM is skipped. The tree is the one htmlquery works on.
+//
+// x/net/html refuses (with an error) documents whose elements nest deeper than 512 after tree
+// construction; no page of the corpus comes near, and it bounds what a hostile page can cost.
+func ParseHTML(body []byte) (doc *html.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("dom: HTML parser panicked: %v", r)
+		}
+	}()
+	return html.Parse(bytes.NewReader(bytes.TrimPrefix(body, bomUTF8)))
+}
+
+// ParseXML parses an XML body with antchfx/xmlquery. The decoder is lenient, as scraped XML needs:
+// HTML entities (&nbsp;, &eacute; ...) in text and attributes are decoded, unknown entities and
+// stray '&' are kept as text, and mismatched end tags are tolerated. A body that is not UTF-8 is
+// converted first (BOM, <?xml encoding?>, windows-1252 fallback); the encoding named by the XML
+// declaration is otherwise ignored, so a body already converted by ToUTF8 is not decoded twice.
+func ParseXML(body []byte) (doc *xmlquery.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("dom: XML parser panicked: %v", r)
+		}
+	}()
+	if !utf8.Valid(body) {
+		if body, err = ToUTF8(body, ""); err != nil {
+			return nil, err
+		}
+	}
+	body = bytes.TrimPrefix(body, bomUTF8)
+	return xmlquery.ParseWithOptions(bytes.NewReader(body), xmlquery.ParserOptions{
+		Decoder: &xmlquery.DecoderOptions{
+			Strict: false,
+			Entity: xml.HTMLEntity,
+			CharsetReader: func(_ string, r io.Reader) (io.Reader, error) {
+				return r, nil // already UTF-8
+			},
+		},
+	})
+}
+
+// Navigator returns an XPath navigator positioned at n, an *html.Node (from ParseHTML) or an
+// *xmlquery.Node (from ParseXML). A navigator is returned as is. It returns nil for nil and for
+// any other type.
+func Navigator(n any) xpath.NodeNavigator {
+	switch n := n.(type) {
+	case *html.Node:
+		if n != nil {
+			return htmlquery.CreateXPathNavigator(n)
+		}
+	case *xmlquery.Node:
+		if n != nil {
+			return xmlquery.CreateXPathNavigator(n)
+		}
+	case xpath.NodeNavigator:
+		return n
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package dom
+
+import (
+	"errors"
+	"regexp"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanWindow is how far after a marker match the start of the value is looked for.
+const scanWindow = 256
+
+var errNoMarker = errors.New("dom: ScriptJSON: nil marker")
+
+// ScriptJSON decodes the JSON value that follows the first match of marker in body, as in
+//
+//	var ytInitialPlayerResponse = {...};          marker ytInitialPlayerResponse\s*=
+//	window["ytInitialData"] = {...};              marker ytInitialData
+//	<script id="__NEXT_DATA__" type="application/json">{...}</script>   marker __NEXT_DATA__
+//	ytInitialData = JSON.parse('{\x22a\x22:1}');  a JavaScript string literal holding JSON
+//	"player_response":"{\"videoDetails\":{}}"     the same, as a JSON string
+//
+// From the end of the match it skips up to 256 bytes of anything (whitespace, "= ", "JSON.parse(",
+// an attribute's quoted value ...) to the first '{' or '[', or to a string literal in value
+// position (after '=', '(', ':' or ',') whose content, unescaped by JavaScript rules, starts with
+// '{' or '['. The extent of the value is found by a bracket scanner that skips strings and
+// escapes, and that one slice is decoded with the MaxDepth cap (numbers as float64).
+//
+// A ';' or '<' before any value ends the search at that match (var x = null;), and the next match
+// of marker is tried; so is the next match when the value found does not decode (a marker that
+// also matches inside code, such as a.ytInitialData,...). The first value that decodes is
+// returned. It returns (nil, nil) when marker does not match or no match is followed by a value,
+// and the first decoding error (invalid JSON, unterminated value, ErrTooDeep) when values were
+// found but none decodes.
+func ScriptJSON(body []byte, marker *regexp.Regexp) (any, error) {
+	if marker == nil {
+		return nil, errNoMarker
+	}
+	var firstErr error
+	for pos := 0; pos <= len(body); {
+		loc := marker.FindIndex(body[pos:])
+		if loc == nil {
+			break
+		}
+		start, end := pos+loc[0], pos+loc[1]
+		v, found, err := valueAfter(body, end)
+		if found && err == nil {
+			return v, nil
+		}
+		if found && firstErr == nil {
+			firstErr = err
+		}
+		if end > start {
+			pos = end
+		} else {
+			pos = end + 1
+		}
+	}
+	return nil, firstErr
+}
+
+// valueAfter looks for a JSON value starting within scanWindow bytes of body[i:].
+func valueAfter(body []byte, i int) (v any, found bool, err error) {
+	prev := byte(0) // the last non-space byte before the current one
+	for j := i - 1; j >= 0; j-- {
+		if !isASCIISpace(body[j]) {
+			prev = body[j]
+			break
+		}
+	}
+	limit := min(len(body), i+scanWindow)
+	for j := i; j < limit; j++ {
+		c := body[j]
+		switch c {
+		case ' ', '\t', '\n', '\r', '\f':
+			continue
+		case '{', '[':
+			v, err := decodeBalanced(body[j:])
+			return v, true, err
+		case ';', '<':
+			return nil, false, nil
+		case '"', '\'', '`':
+			if prev != '=' && prev != '(' && prev != ':' && prev != ',' {
+				break
+			}
+			s, n, ok := readJSString(body[j:])
+			if !ok {
+				return nil, true, errors.New("dom: ScriptJSON: unterminated string literal")
+			}
+			k := 0
+			for k < len(s) && isASCIISpace(s[k]) {
+				k++
+			}
+			if k < len(s) && (s[k] == '{' || s[k] == '[') {
+				v, err := decodeBalanced(s[k:])
+				return v, true, err
+			}
+			j += n - 1
+		}
+		prev = c
+	}
+	return nil, false, nil
+}
+
+func decodeBalanced(b []byte) (any, error) {
+	end, err := balancedEnd(b)
+	if err != nil {
+		return nil, err
+	}
+	return unmarshal(b[:end])
+}
+
+// readJSString reads the JavaScript string literal that b starts with (quote ", ' or `) and
+// returns its value, unescaped, and the length of the literal. A literal without escapes is
+// returned as a sub-slice of b.
+func readJSString(b []byte) (s []byte, n int, ok bool) {
+	q := b[0]
+	i := 1
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case q:
+			return b[1:i], i + 1, true
+		case '\\':
+			goto slow
+		case '\n', '\r':
+			if q != '`' {
+				return nil, 0, false
+			}
+		}
+	}
+	return nil, 0, false
+slow:
+	out := make([]byte, 0, 2*i)
+	out = append(out, b[1:i]...)
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == q:
+			return out, i + 1, true
+		case (c == '\n' || c == '\r') && q != '`':
+			return nil, 0, false
+		case c != '\\':
+			out = append(out, c)
+			continue
+		}
+		// An escape.
+		i++
+		if i >= len(b) {
+			return nil, 0, false
+		}
+		switch e := b[i]; e {
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'v':
+			out = append(out, '\v')
+		case '0':
+			out = append(out, 0)
+		case '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+		case '\n':
+			// line continuation
+		case 'x':
+			if i+2 < len(b) && isHex(b[i+1]) && isHex(b[i+2]) {
+				out = utf8.AppendRune(out, rune(unhex(b[i+1])<<4|unhex(b[i+2])))
+				i += 2
+			} else {
+				out = append(out, 'x')
+			}
+		case 'u':
+			r, used := readUnicodeEscape(b[i+1:])
+			if used == 0 {
+				out = append(out, 'u')
+				break
+			}
+			i += used
+			if utf16.IsSurrogate(r) && r < 0xDC00 && i+2 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+				if r2, used2 := readUnicodeEscape(b[i+3:]); used2 > 0 {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+						i += 2 + used2
+					}
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			out = append(out, e) // \' \" \\ \/ and identity escapes
+		}
+	}
+	return nil, 0, false
+}
+
+// readUnicodeEscape reads the part of a \u escape after the u: HHHH or {H...}. It returns the
+// rune and the bytes used, 0 when malformed.
+func readUnicodeEscape(b []byte) (rune, int) {
+	if len(b) >= 4 && isHex(b[0]) && isHex(b[1]) && isHex(b[2]) && isHex(b[3]) {
+		return rune(unhex(b[0]))<<12 | rune(unhex(b[1]))<<8 | rune(unhex(b[2]))<<4 | rune(unhex(b[3])), 4
+	}
+	if len(b) >= 3 && b[0] == '{' {
+		var r rune
+		for k := 1; k < len(b) && k <= 7; k++ {
+			if b[k] == '}' {
+				if k == 1 || r > utf8.MaxRune {
+					return 0, 0
+				}
+				return r, k + 1
+			}
+			if !isHex(b[k]) {
+				return 0, 0
+			}
+			r = r<<4 | rune(unhex(b[k]))
+		}
+	}
+	return 0, 0
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0
+}

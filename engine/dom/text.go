@@ -1,0 +1,345 @@
+package dom
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/antchfx/htmlquery"
+	"github.com/antchfx/xmlquery"
+	"github.com/antchfx/xpath"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Text returns the text of the node nav points at, as a reader of the page sees it.
+//
+// For an element (or the document) it is the text of its descendants, where:
+//   - <script>, <style>, <noscript>, <template> and <iframe> below the node are skipped (the node
+//     itself is not: the text of a selected <script> is its source), as are comments;
+//   - HTML block-level elements (p, div, br, li, tr, td, h1-h6, ... see isBlock) are separated
+//     from their neighbours by a space. In XML documents every element is, except the inline
+//     elements of HTML (b, i, span, a ...), so <name><first>A</first><last>B</last></name> is "A B";
+//   - CDATA sections of XML count as text.
+//
+// For attributes, text nodes and comments it is their value. In every case whitespace is
+// normalised: runs of Unicode white space (including NBSP, U+2000-U+200A, U+3000) and of
+// zero-width spaces (U+200B, U+2060, U+FEFF, U+180E) become one ASCII space and the ends are
+// trimmed. The zero-width (non-)joiners U+200C and U+200D are kept between two visible characters
+// (emoji sequences, Persian) and dropped elsewhere.
+//
+// Navigators other than htmlquery's and xmlquery's are walked through the NodeNavigator
+// interface with the XML rules.
+func Text(nav xpath.NodeNavigator) string {
+	if nav == nil {
+		return ""
+	}
+	switch nav.NodeType() {
+	case xpath.AttributeNode:
+		return collapse(nav.Value())
+	case xpath.TextNode, xpath.CommentNode:
+		if x, ok := nav.(*xmlquery.NodeNavigator); ok {
+			return collapse(x.Current().Data) // Value() is empty for CDATA sections
+		}
+		return collapse(nav.Value())
+	}
+	switch n := nav.(type) {
+	case *htmlquery.NodeNavigator:
+		return htmlText(n.Current())
+	case *xmlquery.NodeNavigator:
+		return xmlText(n.Current())
+	}
+	return navText(nav)
+}
+
+// htmlText walks the subtree of root without recursion.
+func htmlText(root *html.Node) string {
+	if c := root.FirstChild; c != nil && c == root.LastChild && c.Type == html.TextNode {
+		return collapse(c.Data) // the common <span>text</span>
+	}
+	var w textWriter
+	n := root
+	for {
+		descend := false
+		switch n.Type {
+		case html.TextNode:
+			w.write(n.Data)
+		case html.DocumentNode:
+			descend = true
+		case html.ElementNode:
+			if n == root || !htmlSkipped(n) {
+				if isBlock(n) {
+					w.sep()
+				}
+				descend = true
+			}
+		}
+		if descend && n.FirstChild != nil {
+			n = n.FirstChild
+			continue
+		}
+		for {
+			if n.Type == html.ElementNode && isBlock(n) && (n == root || !htmlSkipped(n)) {
+				w.sep()
+			}
+			if n == root {
+				return w.String()
+			}
+			if n.NextSibling != nil {
+				n = n.NextSibling
+				break
+			}
+			n = n.Parent
+		}
+	}
+}
+
+func htmlSkipped(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Iframe:
+		return true
+	}
+	return false
+}
+
+func isBlock(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Body, atom.Br,
+		atom.Button, atom.Caption, atom.Center, atom.Dd, atom.Details, atom.Dialog, atom.Dir,
+		atom.Div, atom.Dl, atom.Dt, atom.Fieldset, atom.Figcaption, atom.Figure, atom.Footer,
+		atom.Form, atom.Frameset, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Head, atom.Header, atom.Hgroup, atom.Hr, atom.Html, atom.Legend, atom.Li,
+		atom.Listing, atom.Main, atom.Menu, atom.Nav, atom.Ol, atom.Optgroup, atom.Option,
+		atom.P, atom.Plaintext, atom.Pre, atom.Section, atom.Select, atom.Summary, atom.Table,
+		atom.Tbody, atom.Td, atom.Textarea, atom.Tfoot, atom.Th, atom.Thead, atom.Title,
+		atom.Tr, atom.Ul, atom.Xmp:
+		return true
+	}
+	return false
+}
+
+// xmlText is htmlText for xmlquery trees.
+func xmlText(root *xmlquery.Node) string {
+	if c := root.FirstChild; c != nil && c == root.LastChild && (c.Type == xmlquery.TextNode || c.Type == xmlquery.CharDataNode) {
+		return collapse(c.Data)
+	}
+	var w textWriter
+	n := root
+	for {
+		descend := false
+		switch n.Type {
+		case xmlquery.TextNode, xmlquery.CharDataNode:
+			w.write(n.Data)
+		case xmlquery.DocumentNode, xmlquery.DeclarationNode:
+			descend = true
+		case xmlquery.ElementNode:
+			if n == root || !skippedName(n.Data) {
+				if !isInlineName(n.Data) {
+					w.sep()
+				}
+				descend = true
+			}
+		}
+		if descend && n.FirstChild != nil {
+			n = n.FirstChild
+			continue
+		}
+		for {
+			if n.Type == xmlquery.ElementNode && !isInlineName(n.Data) && (n == root || !skippedName(n.Data)) {
+				w.sep()
+			}
+			if n == root {
+				return w.String()
+			}
+			if n.NextSibling != nil {
+				n = n.NextSibling
+				break
+			}
+			n = n.Parent
+		}
+	}
+}
+
+// navText walks any other navigator through its interface.
+func navText(nav xpath.NodeNavigator) string {
+	n := nav.Copy()
+	var w textWriter
+	depth := 0
+	for {
+		descend := false
+		switch n.NodeType() {
+		case xpath.TextNode:
+			w.write(n.Value())
+		case xpath.RootNode:
+			descend = true
+		case xpath.ElementNode:
+			if depth == 0 || !skippedName(n.LocalName()) {
+				if !isInlineName(n.LocalName()) {
+					w.sep()
+				}
+				descend = true
+			}
+		}
+		if descend && n.MoveToChild() {
+			depth++
+			continue
+		}
+		for {
+			if n.NodeType() == xpath.ElementNode && !isInlineName(n.LocalName()) && (depth == 0 || !skippedName(n.LocalName())) {
+				w.sep()
+			}
+			if depth == 0 {
+				return w.String()
+			}
+			if n.MoveToNext() {
+				break
+			}
+			n.MoveToParent()
+			depth--
+		}
+	}
+}
+
+func skippedName(name string) bool {
+	switch name {
+	case "script", "style", "noscript", "template", "iframe":
+		return true
+	}
+	return false
+}
+
+func isInlineName(name string) bool {
+	switch name {
+	case "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
+		"em", "font", "i", "ins", "kbd", "label", "mark", "q", "rp", "rt", "ruby", "s", "samp",
+		"small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr":
+		return true
+	}
+	return false
+}
+
+// isSpaceRune reports the runes collapsed to one space.
+func isSpaceRune(r rune) bool {
+	switch r {
+	case 0x200B, 0x2060, 0xFEFF, 0x180E:
+		return true
+	}
+	return unicode.IsSpace(r)
+}
+
+func isJoiner(r rune) bool { return r == 0x200C || r == 0x200D }
+
+func isASCIISpace(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
+}
+
+// collapse normalises the whitespace of s (see Text). It does not allocate when s is already
+// normalised.
+func collapse(s string) string {
+	if normalised(s) {
+		return s
+	}
+	var w textWriter
+	w.b.Grow(len(s))
+	w.write(s)
+	return w.String()
+}
+
+func normalised(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	prevSpace := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' {
+				if prevSpace {
+					return false
+				}
+				prevSpace = true
+			} else if isASCIISpace(c) {
+				return false
+			} else {
+				prevSpace = false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if isSpaceRune(r) || isJoiner(r) {
+			return false
+		}
+		prevSpace = false
+		i += n
+	}
+	return true
+}
+
+// textWriter accumulates text with whitespace collapsed: a run of white space, or a block
+// boundary, becomes one pending space, written only between two visible characters.
+type textWriter struct {
+	b       strings.Builder
+	space   bool    // a space is pending
+	joiners [4]rune // pending zero-width joiners
+	nj      int
+}
+
+func (w *textWriter) sep() {
+	w.space = true
+	w.nj = 0
+}
+
+func (w *textWriter) write(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIISpace(c) {
+				w.sep()
+			} else {
+				w.flush()
+				w.b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isSpaceRune(r):
+			w.sep()
+		case isJoiner(r):
+			if w.nj < len(w.joiners) {
+				w.joiners[w.nj] = r
+				w.nj++
+			}
+		default:
+			w.flush()
+			w.b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+}
+
+// flush writes what is pending before a visible character.
+func (w *textWriter) flush() {
+	if w.b.Len() > 0 {
+		if w.space {
+			w.b.WriteByte(' ')
+		} else {
+			for _, r := range w.joiners[:w.nj] {
+				w.b.WriteRune(r)
+			}
+		}
+	}
+	w.space = false
+	w.nj = 0
+}
+
+func (w *textWriter) String() string { return w.b.String() }
