@@ -645,6 +645,16 @@ func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field
 	out.post = c.expr(&f.Post, what+" post")
 	out.when = c.expr(&f.When, what+" when", expr.AsBool())
 	out.limit = c.expr(&f.Limit, what+" limit")
+	switch f.Page {
+	case "", "first":
+	case "last":
+		out.lastPage = true
+		if depth > 0 {
+			c.errAt(&f.Page, "%s: page is for top-level fields of a paginated endpoint", what)
+		}
+	default:
+		c.errAt(&f.Page, "%s: page %q: first or last", what, f.Page)
+	}
 	isObjList := out.kind == kList && out.elem == kObject
 	if f.Recurse {
 		if !isObjList || listParent == nil {
@@ -692,6 +702,9 @@ func (c *compiler) compilePaginate(p *Plan, pg *sitedef.Paginate) {
 	}
 	if out.items == nil || out.items.kind != kList {
 		c.errAt(&pg.Items, "paginate.items %q must name a top-level list field", pg.Items)
+	}
+	if out.items != nil && out.items.lastPage {
+		c.errAt(&pg.Items, "paginate.items %q is gathered from every page; page: last does not apply", pg.Items)
 	}
 	out.next = c.expr(&pg.Next, "paginate.next")
 	out.start = c.expr(&pg.Start, "paginate.start")

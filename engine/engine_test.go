@@ -220,7 +220,7 @@ func TestPaginationPositions(t *testing.T) {
 		`{"id":"ad2","sponsored":true,"organic_position":null,"sponsored_position":2},` +
 		`{"id":"r3","sponsored":false,"organic_position":3,"sponsored_position":null},` +
 		`{"id":"ad3","sponsored":true,"organic_position":null,"sponsored_position":3},` +
-		`{"id":"r4","sponsored":false,"organic_position":4,"sponsored_position":null}]}`
+		`{"id":"r4","sponsored":false,"organic_position":4,"sponsored_position":null}],"last_page":4}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

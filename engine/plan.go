@@ -164,6 +164,7 @@ type field struct {
 	children []*field
 	recurse  *field // list definition reused by a recursive child
 	limit    *vm.Program
+	lastPage bool // paginated endpoints: taken from the last page fetched
 }
 
 type paginate struct {
@@ -232,4 +233,14 @@ func (p *Plan) StepIDs() []string {
 		out[i] = s.id
 	}
 	return out
+}
+
+// HasStep reports whether the plan has a step of that id.
+func (p *Plan) HasStep(id string) bool {
+	for _, s := range p.steps {
+		if s.id == id {
+			return true
+		}
+	}
+	return false
 }

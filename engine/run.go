@@ -148,6 +148,7 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 	pages = min(max(pages, 1), MaxPages)
 	var cursor any
 	var items []any
+	var last map[string]any
 	for i := 0; i < pages; i++ {
 		r := p.newRun(ctx, params, f, i+1, map[string]any{"number": start + i, "cursor": cursor})
 		r.prevItems = items
@@ -173,6 +174,7 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 		if i == 0 {
 			res.Data = data
 		}
+		last = data
 		items = append(items, got...)
 		if len(got) == 0 {
 			break
@@ -188,6 +190,15 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 		items = []any{}
 	}
 	res.Data[p.paginate.items.name] = items
+	for _, f := range p.fields {
+		if f.lastPage && last != nil {
+			if v, ok := last[f.name]; ok {
+				res.Data[f.name] = v
+			} else {
+				delete(res.Data, f.name)
+			}
+		}
+	}
 	return res, nil
 }
 

@@ -71,10 +71,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "asa extract: want SITE.RESOURCE and at least one FILE\n\n%s", usage)
 		return 2
 	}
-	reg, diags := loadRegistry(dir, stderr)
-	if diags.HasErrors() {
-		return 1
-	}
+	reg, _ := loadRegistry(dir, stderr)
 	plan := reg.Plan(id)
 	if plan == nil {
 		fmt.Fprintf(stderr, "asa extract: no endpoint %s (asa sitedef list shows them)\n", id)
@@ -87,6 +84,11 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	rp := &fixture.Replay{Replies: map[string]*fixture.Reply{}}
 	for i, f := range files {
+		step := steps[i]
+		// STEP=FILE names the step explicitly, for endpoints whose steps run conditionally.
+		if k, v, ok := strings.Cut(f, "="); ok && plan.HasStep(k) {
+			step, f = k, v
+		}
 		body, err := readFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "asa extract: %v\n", err)
@@ -98,7 +100,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if i == 0 {
 			rep.URL = finalURL
 		}
-		rp.Replies[steps[i]] = rep
+		rp.Replies[step] = rep
 	}
 	if len(params) == 0 || (params.Get("query") == "" && plan.ExampleParams().Get("query") != "" && len(files) > 0) {
 		// With no parameters, use the endpoint's examples so a quick look at a page needs no typing.

@@ -26,7 +26,8 @@ Usage:
   asa sitedef docs [-o FILE]                       write the sitedef reference (Markdown)
   asa sitedef list [--sitedefs DIR]                list every endpoint with its version
   asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
-                                                  run one endpoint on saved responses (one file per step)
+                                                  run one endpoint on saved responses: one FILE per step in
+                                                  step order, or STEP=FILE to name the step
 
 Global: --sitedefs DIR replaces the sitedefs embedded in the binary.
 `

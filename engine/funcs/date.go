@@ -46,7 +46,8 @@ var dateLayouts = []struct {
 }
 
 // monthNames maps lower-case month names and abbreviations in the storefront languages (en, de,
-// fr, es, it, pt, nl, pl, sv, da/no, tr, ru, ar; nominative and genitive forms) to 1-12.
+// fr, es, it, pt, nl, pl, sv, da/no, tr, ru, uk, cs, hu, ro, ar; nominative and genitive forms)
+// to 1-12.
 var monthNames = func() map[string]time.Month {
 	lists := [][]string{
 		{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"},
@@ -75,6 +76,12 @@ var monthNames = func() map[string]time.Month {
 		{"января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября", "декабря"},
 		{"январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь", "ноябрь", "декабрь"},
 		{"янв", "фев", "мар", "апр", "", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"},
+		{"január", "február", "március", "április", "május", "június", "július", "augusztus", "szeptember", "október", "november", "december"},
+		{"", "febr", "márc", "ápr", "máj", "jún", "júl", "", "szept", "", "", ""},
+		{"ledna", "února", "března", "dubna", "května", "června", "července", "srpna", "září", "října", "listopadu", "prosince"},
+		{"leden", "únor", "březen", "duben", "květen", "červen", "červenec", "srpen", "", "říjen", "listopad", "prosinec"},
+		{"ianuarie", "februarie", "martie", "aprilie", "mai", "iunie", "iulie", "august", "septembrie", "octombrie", "noiembrie", "decembrie"},
+		{"січня", "лютого", "березня", "квітня", "травня", "червня", "липня", "серпня", "вересня", "жовтня", "листопада", "грудня"},
 		{"يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"},
 		{"", "", "", "ابريل", "", "يونيه", "يوليه", "اغسطس", "", "اكتوبر", "", ""},
 	}

@@ -25,8 +25,10 @@ func ex(pairs ...string) []Example {
 	return out
 }
 
-// Typed signatures. Return types are `any` wherever nil is a possible result: a concrete type
-// would let expr compile comparisons into typed opcodes that fail on nil at run time.
+// Signatures. Return types are `any` wherever nil is a possible result: a concrete type would let
+// expr compile comparisons into typed opcodes that fail on nil at run time. Parsers take `any`
+// first arguments because JSON gives numbers where HTML gives text ("price": 12.99); text
+// functions take strings, so that normSpace(fields.count) on an int field is caught at load.
 var (
 	tS    = new(func(string) any)
 	tSS   = new(func(string, string) any)
@@ -74,7 +76,7 @@ func (s *Set) definitions() []def {
 				"rules out (`4.6` cannot be a thousands grouping) wins over the locale, so an English rating on a German " +
 				"page still parses. Without a locale a `,` before exactly three digits groups thousands and a `.` is a " +
 				"decimal mark.",
-			types: []any{tS, tSS},
+			types: []any{tA, tAS},
 			fn: text("parseNumber", 1, 2, func(str string, args []any) (any, error) {
 				return orNil(ParseNumber(str, optString(args, 1)))
 			}),
@@ -100,7 +102,7 @@ func (s *Set) definitions() []def {
 				"locale a lone `1.299` or `1,299` is read as thousands, since prices almost never have three " +
 				"decimals (the three-decimal dinars, `KWD 1.250`, are recognised by their code). Ranges give their " +
 				"first price; `12€99` shelf-label style is 12.99.",
-			types: []any{tS, tSS},
+			types: []any{tA, tAS},
 			fn: text("parsePrice", 1, 2, func(str string, args []any) (any, error) {
 				return orNil(ParsePrice(str, optString(args, 1)))
 			}),
@@ -152,7 +154,7 @@ func (s *Set) definitions() []def {
 				"`ألف`, ... Without a multiplier a lone `1.234` or `1,234` is a thousands grouping (a count is " +
 				"whole). `locale` is only needed where an abbreviation clashes with English: Turkish `B` (bin, " +
 				"thousand), Indonesian `M` (miliar), Vietnamese `N`/`Tr`/`T`. The result is rounded.",
-			types: []any{tS, tSS},
+			types: []any{tA, tAS},
 			fn: text("parseCount", 1, 2, func(str string, args []any) (any, error) {
 				n, ok := ParseCountLocale(str, optString(args, 1))
 				return orNil(int(n), ok)
@@ -543,7 +545,8 @@ func (s *Set) definitions() []def {
 				"time of day. Reads RFC 3339 / ISO 8601, RFC 1123 (HTTP), `20240313`, Unix timestamps (numbers or " +
 				"digit strings; milliseconds and microseconds are recognised by size), numeric dates (`13.03.2024`, " +
 				"`2024/03/13`, `03/13/2024`) and written dates with month names in English, German, French, Spanish, " +
-				"Italian, Portuguese, Dutch, Polish, Swedish, Danish, Norwegian, Turkish, Russian and Arabic " +
+				"Italian, Portuguese, Dutch, Polish, Swedish, Danish, Norwegian, Turkish, Russian, Ukrainian, Czech, " +
+				"Hungarian, Romanian and Arabic " +
 				"(`Mar 13, 2024`, `13. März 2024`, `13 de marzo de 2024`, `2024年3月13日`), with an optional time " +
 				"after them. The second argument is either a layout, Go (`02.01.2006`) or strftime (`%d.%m.%Y`), " +
 				"which is then the only format tried, or a locale that orders ambiguous slashed dates: `03/04/2024` " +
@@ -775,7 +778,7 @@ func (s *Set) definitions() []def {
 				"1.0 are the same), maps and lists by their JSON encoding. Replaces expr's builtin of the same " +
 				"behaviour, which could not compare maps.",
 			types: []any{tA},
-			fn: listFn("uniq", func(l []any) any { return uniq(l) }),
+			fn:    listFn("uniq", func(l []any) any { return uniq(l) }),
 			examples: ex(
 				`uniq([1, 1.0, "1", {"a": 1}, {"a": 1}, "x", "x"])`, `[1,"1",{"a":1},"x"]`,
 			),
@@ -803,7 +806,7 @@ func (s *Set) definitions() []def {
 			summary: "list with nested lists spliced in, at any depth. Same as expr's builtin, but nil for a " +
 				"non-list instead of an error.",
 			types: []any{tA},
-			fn: listFn("flatten", func(l []any) any { return flatten(l, 0, make([]any, 0, len(l))) }),
+			fn:    listFn("flatten", func(l []any) any { return flatten(l, 0, make([]any, 0, len(l))) }),
 			examples: ex(
 				`flatten([1, [2, [3, 4]], [], 5])`, `[1,2,3,4,5]`,
 			),

@@ -129,8 +129,8 @@ They are pure: same input, same output, no I/O, no clock.
 ` + "`select:`" + ` list falls through to its next selector and ` + "`??`" + ` supplies defaults:
 ` + "`parsePrice(value, domain.locale) ?? 0`" + `. A call fails only when it is malformed: wrong argument
 count or type where the compiler can see it (checked when the sitedef loads), or an invalid regular
-expression. Text arguments also accept numbers (JSON ` + "`\"price\": 12.99`" + ` parses like ` + "`\"12.99\"`" + `); a literal
-` + "`nil`" + ` argument where text is expected is a compile error.
+expression. The parsers also accept numbers (JSON ` + "`\"price\": 12.99`" + ` parses like ` + "`\"12.99\"`" + `); the text
+functions want strings, and passing a value the compiler knows to be a number is a load error.
 
 **Locales.** Number functions take the domain's locale (` + "`domain.locale`" + `: ` + "`de_DE`, `de-DE` or `de`" + `) as a hint
 only: a reading the text itself rules out never wins, because storefronts mix conventions.

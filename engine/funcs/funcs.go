@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -47,7 +48,7 @@ type def struct {
 	group    string
 	sig      string
 	summary  string
-	types    []any // expr signatures, e.g. new(func(string, string) any)
+	types    []any // signatures, e.g. new(func(string, string) any); see validator
 	fn       func(args ...any) (any, error)
 	examples []Example
 	// hiddenAs registers the function under another name, reachable only through a patch (see
@@ -67,23 +68,124 @@ func New() *Set {
 // that argument counts and types are checked when an expression is compiled. Four names replace
 // expr builtins with compatible supersets (get, uniq, flatten, toJSON), and find(v, "key") is
 // routed to the deep key search while find(list, predicate) stays expr's builtin.
+//
+// The signatures are enforced through a Validate function rather than expr.Function's overload
+// list: with overloads, expr reports the error of the last overload tried ("not enough arguments
+// to call parsePrice" for parsePrice(1, 2, 3)), and rejects a nil argument that these nil-safe
+// functions accept.
 func (s *Set) Options() []expr.Option {
 	opts := make([]expr.Option, 0, len(s.defs)+1)
 	for _, d := range s.defs {
-		if d.hiddenAs == "" {
-			opts = append(opts, expr.Function(d.name, d.fn, d.types...))
-			continue
+		key := d.name
+		if d.hiddenAs != "" {
+			key = d.hiddenAs
 		}
-		ts := make([]reflect.Type, len(d.types))
-		for i, t := range d.types {
-			ts[i] = reflect.TypeOf(t).Elem()
-		}
-		f := &builtin.Function{Name: d.name, Func: d.fn, Types: ts}
-		key := d.hiddenAs
+		f := &builtin.Function{Name: d.name, Func: d.fn, Validate: validator(d.name, d.types)}
 		opts = append(opts, func(c *conf.Config) { c.Functions[key] = f })
 	}
 	opts = append(opts, expr.Patch(findPatch{}))
 	return opts
+}
+
+var anyType = reflect.TypeOf((*any)(nil)).Elem()
+
+// validator checks a call's argument types against the signatures (pointers to func types) at
+// compile time. An argument of unknown type (any) or nil always passes: the functions decide at
+// run time, and are nil-safe.
+func validator(name string, sigs []any) func(args []reflect.Type) (reflect.Type, error) {
+	fts := make([]reflect.Type, len(sigs))
+	for i, sig := range sigs {
+		fts[i] = reflect.TypeOf(sig).Elem()
+	}
+	return func(args []reflect.Type) (reflect.Type, error) {
+		var argErr error
+		arityOK := false
+		for _, ft := range fts {
+			n := ft.NumIn()
+			if ft.IsVariadic() && len(args) < n-1 || !ft.IsVariadic() && len(args) != n {
+				continue
+			}
+			arityOK = true
+			err := func() error {
+				for i, a := range args {
+					var p reflect.Type
+					if ft.IsVariadic() && i >= n-1 {
+						p = ft.In(n - 1).Elem()
+					} else {
+						p = ft.In(i)
+					}
+					if !argFits(a, p) {
+						return fmt.Errorf("%s: argument %d must be %s, not %s", name, i+1, kindName(p), a)
+					}
+				}
+				return nil
+			}()
+			if err == nil {
+				return ft.Out(0), nil
+			}
+			if argErr == nil {
+				argErr = err
+			}
+		}
+		if !arityOK {
+			return anyType, fmt.Errorf("%s takes %s, not %d", name, arityText(fts), len(args))
+		}
+		return anyType, argErr
+	}
+}
+
+func argFits(a, p reflect.Type) bool {
+	if a == nil || a.Kind() == reflect.Interface || p.Kind() == reflect.Interface {
+		return true
+	}
+	for a.Kind() == reflect.Pointer {
+		a = a.Elem()
+	}
+	switch p.Kind() {
+	case reflect.String:
+		return a.Kind() == reflect.String
+	case reflect.Int:
+		switch a.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64:
+			return true
+		}
+		return false
+	}
+	return a.AssignableTo(p)
+}
+
+func kindName(p reflect.Type) string {
+	switch p.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int:
+		return "a number"
+	}
+	return p.String()
+}
+
+// arityText describes the accepted argument counts: "1 argument", "1 or 2 arguments", "at least
+// 1 argument".
+func arityText(fts []reflect.Type) string {
+	var counts []int
+	for _, ft := range fts {
+		if ft.IsVariadic() {
+			return fmt.Sprintf("at least %d arguments", ft.NumIn()-1)
+		}
+		counts = append(counts, ft.NumIn())
+	}
+	sort.Ints(counts)
+	words := make([]string, len(counts))
+	for i, c := range counts {
+		words[i] = fmt.Sprint(c)
+	}
+	unit := "arguments"
+	if len(counts) == 1 && counts[0] == 1 {
+		unit = "argument"
+	}
+	return strings.Join(words, " or ") + " " + unit
 }
 
 // Docs lists every function, sorted by name.

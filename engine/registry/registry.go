@@ -24,7 +24,8 @@ type Registry struct {
 // Load reads every <site>/site.yaml and <site>/<resource>.yaml under fsys. When only is non-empty,
 // only files whose path (relative to fsys) is listed, or lies under a listed directory, are reported on;
 // every site file is still read so endpoints compile against their site. The returned diagnostics hold
-// warnings too; the registry is nil when they hold errors.
+// warnings too. The registry holds every endpoint that compiled, even when other files have errors,
+// so one broken sitedef does not stop an author testing the rest; callers refuse to serve on errors.
 func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List) {
 	var diags diag.List
 	reg := &Registry{plans: map[string]*engine.Plan{}, sites: map[string]*sitedef.Site{}}
@@ -108,9 +109,6 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 	}
 	sort.Strings(reg.ids)
 	diags.Sort()
-	if diags.HasErrors() {
-		return nil, diags
-	}
 	return reg, diags
 }
 

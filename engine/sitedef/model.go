@@ -166,6 +166,7 @@ type Field struct {
 	Fields      Map[Field] `yaml:"fields" doc:"Child fields of an object or list<object>."`
 	Recurse     bool       `yaml:"recurse" doc:"On a list<object> child: reuse the enclosing list's definition (nested comments)."`
 	Limit       string     `yaml:"limit" doc:"Expression: the most list items kept."`
+	Page        string     `yaml:"page" doc:"In a paginated endpoint, the page a top-level field is taken from (default first); last suits cursors." enum:"first,last"`
 }
 
 // Paginate repeats the steps for consecutive pages.

@@ -1,0 +1,223 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"asa/api/apikey"
+	"asa/engine"
+	"asa/engine/errcode"
+)
+
+// ReservedParams are announced but not active: passing one gives 501 not_implemented.
+var ReservedParams = []string{"render_js", "screenshot"}
+
+// authenticate finds the key in the api_key parameter or the X-API-Key header (design decision 3).
+func (s *Server) authenticate(c echo.Context) (Principal, *errcode.Error) {
+	q := c.QueryParams()
+	fromQuery := q.Get("api_key")
+	fromHeader := c.Request().Header.Get("X-API-Key")
+	if len(q["api_key"]) > 1 {
+		return Principal{}, &errcode.Error{Code: errcode.InvalidParams, Message: "api_key given more than once", Params: []string{"api_key"}}
+	}
+	raw := fromQuery
+	if raw == "" {
+		raw = fromHeader
+	} else if fromHeader != "" && fromHeader != fromQuery {
+		return Principal{}, &errcode.Error{Code: errcode.InvalidParams, Message: "the api_key parameter and the X-API-Key header differ; send one", Params: []string{"api_key"}}
+	}
+	if raw == "" {
+		return Principal{}, errcode.New(errcode.Unauthorized, "missing API key: pass api_key=... or the X-API-Key header")
+	}
+	key, err := apikey.Parse(raw)
+	if err != nil {
+		return Principal{}, errcode.New(errcode.Unauthorized, "malformed API key")
+	}
+	p, err := s.deps.Auth.Authenticate(c.Request().Context(), key)
+	switch {
+	case errors.Is(err, ErrRevokedKey):
+		return Principal{}, errcode.New(errcode.Revoked, "this API key was revoked")
+	case errors.Is(err, ErrUnknownKey):
+		return Principal{}, errcode.New(errcode.Unauthorized, "unknown API key")
+	case err != nil:
+		return Principal{}, &errcode.Error{Code: errcode.InternalError, Cause: err}
+	}
+	return p, nil
+}
+
+// admit applies the key's limits; the returned release must run on every exit path.
+func (s *Server) admit(c echo.Context, p Principal) (func(), *errcode.Error) {
+	d := s.limiter.acquire(p.KeyID, p.Limits)
+	if !d.ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.retryAfter)))
+		msg := fmt.Sprintf("rate limit: at most %.0f requests per second and %d per %v for this key", p.Limits.RPS, p.Limits.Burst, BurstWindow)
+		if d.reason == "concurrency" {
+			msg = fmt.Sprintf("concurrency limit: at most %d requests in flight for this key", p.Limits.Concurrency)
+		}
+		return nil, errcode.New(errcode.RateLimited, "%s", msg)
+	}
+	h := c.Response().Header()
+	h.Set(HeaderConcurrency, fmt.Sprintf("%d/%d", d.inFlight, p.Limits.Concurrency))
+	h.Set(HeaderRPS, fmt.Sprintf("%d/%s", d.recent, strconv.FormatFloat(p.Limits.RPS, 'f', -1, 64)))
+	s.metrics.inFlight.Add(1)
+	return func() {
+		s.limiter.release(p.KeyID)
+		s.metrics.inFlight.Add(-1)
+	}, nil
+}
+
+// scrapeHandler serves GET /api/v1/{site}/{resource} for one plan.
+func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := s.now()
+		status, code, cost := http.StatusOK, "", 0
+		var p Principal
+		authed := false
+		defer func() {
+			s.metrics.observe(plan.ID, strconv.Itoa(status), s.now().Sub(start))
+			if authed {
+				s.log.InfoContext(c.Request().Context(), "request", "request_id", requestID(c), "key", p.Short,
+					"endpoint", plan.ID, "status", status, "error", code, "cost", cost, "duration_ms", s.now().Sub(start).Milliseconds())
+			}
+		}()
+		fail := func(e *errcode.Error) error {
+			status, code = e.Code.Status(), string(e.Code)
+			if e.Code == errcode.Blocked {
+				status, code = http.StatusBadGateway, string(errcode.TargetUnreachable)
+			}
+			if authed {
+				s.logRequest(c, p, plan.ID, status, code, 0, start)
+			}
+			return s.writeError(c, e)
+		}
+		c.Response().Header().Set(HeaderExtractorVersion, plan.Version)
+		c.Response().Header().Set(HeaderCost, "0")
+
+		p, aerr := s.authenticate(c)
+		if aerr != nil {
+			return fail(aerr)
+		}
+		authed = true
+		release, lerr := s.admit(c, p)
+		if lerr != nil {
+			return fail(lerr)
+		}
+		defer release()
+
+		q := url.Values{}
+		var reserved []string
+		for k, v := range c.QueryParams() {
+			switch {
+			case k == "api_key":
+			case isReserved(k):
+				reserved = append(reserved, k)
+			default:
+				q[k] = v
+			}
+		}
+		if len(reserved) > 0 {
+			sort.Strings(reserved)
+			return fail(&errcode.Error{Code: errcode.NotImplemented, Message: "reserved parameters are not available yet", Params: reserved})
+		}
+		params, err := plan.Params(q)
+		if err != nil {
+			return fail(errcode.As(err))
+		}
+		if !p.Test {
+			left, err := s.deps.Ledger.Remaining(c.Request().Context(), p.WorkspaceID)
+			if err != nil {
+				return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+			}
+			if left < CostPerRequest {
+				return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
+			}
+		}
+		fetcher := s.deps.Live
+		if p.Test {
+			fetcher = s.deps.Sandbox
+		}
+		if fetcher == nil {
+			return fail(errcode.New(errcode.TargetUnreachable, "no fetcher is configured for this key's mode"))
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		res, err := plan.Run(ctx, params, fetcher)
+		if err != nil {
+			var re *engine.RunError
+			if errors.As(err, &re) {
+				setFetchHeaders(c, re.Attempts, re.SourceStatus, re.ResolvedURL)
+				if re.Err.Code == errcode.ExtractionFailed {
+					s.metrics.extractionFailed(plan.ID)
+				}
+				if re.Err.Code == errcode.InternalError {
+					s.log.ErrorContext(ctx, "run failed", "request_id", requestID(c), "endpoint", plan.ID, "err", re.Err.Cause)
+				}
+				return fail(re.Err)
+			}
+			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		setFetchHeaders(c, res.Attempts, res.SourceStatus, res.ResolvedURL)
+		body, err := res.MarshalJSON()
+		if err != nil {
+			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		if !p.Test {
+			cost = CostPerRequest * max(res.Units, 1)
+			ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: plan.ID, Credits: cost}
+			lg := s.requestLog(c, p, plan.ID, http.StatusOK, "", cost, start)
+			if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
+				cost = 0
+				if errors.Is(err, ErrInsufficientCredits) {
+					return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
+				}
+				return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+			}
+			s.metrics.credits.Add(uint64(cost))
+		} else {
+			s.logRequest(c, p, plan.ID, http.StatusOK, "", 0, start)
+		}
+		c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
+		return c.JSONBlob(http.StatusOK, body)
+	}
+}
+
+func isReserved(k string) bool {
+	for _, r := range ReservedParams {
+		if k == r {
+			return true
+		}
+	}
+	return false
+}
+
+func setFetchHeaders(c echo.Context, attempts, status int, resolved string) {
+	h := c.Response().Header()
+	h.Set(HeaderAttempts, strconv.Itoa(attempts))
+	if status > 0 {
+		h.Set(HeaderSourceStatus, strconv.Itoa(status))
+	}
+	if resolved != "" {
+		h.Set(HeaderResolvedURL, resolved)
+	}
+}
+
+func (s *Server) requestLog(c echo.Context, p Principal, endpoint string, status int, code string, cost int, start time.Time) RequestLog {
+	return RequestLog{RequestID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: endpoint,
+		Status: status, ErrorCode: code, Cost: cost, Duration: s.now().Sub(start), At: start}
+}
+
+// logRequest records an unbilled request; a failure to log never fails the request.
+func (s *Server) logRequest(c echo.Context, p Principal, endpoint string, status int, code string, cost int, start time.Time) {
+	lg := s.requestLog(c, p, endpoint, status, code, cost, start)
+	if err := s.deps.Ledger.Log(context.WithoutCancel(c.Request().Context()), lg); err != nil {
+		s.log.WarnContext(c.Request().Context(), "logging request", "request_id", lg.RequestID, "err", err)
+	}
+}

@@ -1,0 +1,277 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"asa/api/apikey"
+	"asa/engine"
+	"asa/engine/errcode"
+	"asa/engine/registry"
+)
+
+// Principal is an authenticated API key.
+type Principal struct {
+	KeyID       int64
+	Short       string
+	WorkspaceID int64
+	Plan        string
+	Test        bool
+	Limits      Limits
+}
+
+// Errors an Authenticator returns.
+var (
+	ErrUnknownKey = errors.New("unknown api key")
+	ErrRevokedKey = errors.New("revoked api key")
+	// ErrInsufficientCredits is returned by Ledger.Charge when the allowance would be exceeded.
+	ErrInsufficientCredits = errors.New("insufficient credits")
+)
+
+// Authenticator resolves a well-formed key to its principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, key apikey.Key) (Principal, error)
+}
+
+// Charge is one billed request (or batch item), keyed so it is written at most once.
+type Charge struct {
+	ID          string
+	WorkspaceID int64
+	KeyID       int64
+	Endpoint    string
+	Credits     int
+}
+
+// RequestLog is one served request, for usage reports.
+type RequestLog struct {
+	RequestID   string
+	WorkspaceID int64
+	KeyID       int64
+	Endpoint    string
+	Status      int
+	ErrorCode   string
+	Cost        int
+	Duration    time.Duration
+	At          time.Time
+}
+
+// Ledger keeps credits and usage.
+type Ledger interface {
+	// Remaining returns the workspace's credits left this month.
+	Remaining(ctx context.Context, workspaceID int64) (int, error)
+	// Charge writes the charge and its request log in one transaction; a repeated charge id is a no-op.
+	Charge(ctx context.Context, ch Charge, log RequestLog) error
+	// Log writes an unbilled request.
+	Log(ctx context.Context, log RequestLog) error
+	// Ping reports whether the store answers, for /readyz.
+	Ping(ctx context.Context) error
+}
+
+// Config are the server's settings.
+type Config struct {
+	// PublicURL is the base URL clients use; docs_url links are built on it.
+	PublicURL string
+	// RequestTimeout bounds one synchronous scrape.
+	RequestTimeout time.Duration
+	// ReadHeaderTimeout, IdleTimeout, MaxHeaderBytes and BodyLimit harden the inbound side.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	MaxHeaderBytes    int
+	BodyLimit         string
+	// ShutdownTimeout is how long in-flight requests get to finish on SIGTERM.
+	ShutdownTimeout time.Duration
+	// DocsBaseURL is derived from PublicURL when empty.
+	DocsBaseURL string
+}
+
+func (c *Config) defaults() {
+	if c.PublicURL == "" {
+		c.PublicURL = "http://localhost:8080"
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = 90 * time.Second
+	}
+	if c.ReadHeaderTimeout == 0 {
+		c.ReadHeaderTimeout = 10 * time.Second
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 120 * time.Second
+	}
+	if c.MaxHeaderBytes == 0 {
+		c.MaxHeaderBytes = 32 << 10
+	}
+	if c.BodyLimit == "" {
+		c.BodyLimit = "8M"
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = 30 * time.Second
+	}
+	if c.DocsBaseURL == "" {
+		c.DocsBaseURL = strings.TrimSuffix(c.PublicURL, "/") + "/docs/api.md"
+	}
+}
+
+// Deps are what the server is built on.
+type Deps struct {
+	Registry *registry.Registry
+	// Live fetches real targets; Sandbox answers test keys from fixture pages.
+	Live    engine.Fetcher
+	Sandbox engine.Fetcher
+	Auth    Authenticator
+	Ledger  Ledger
+	Log     *slog.Logger
+	// Now is the clock (tests inject one).
+	Now func() time.Time
+	// Docs serves /docs/* (the API reference), when set.
+	Docs http.Handler
+}
+
+// Server is the API service.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	echo    *echo.Echo
+	limiter *limiter
+	metrics *metrics
+	now     func() time.Time
+}
+
+// CostPerRequest is the credits of one standard scrape (design decision 5).
+const CostPerRequest = 5
+
+// New builds the server and its routes.
+func New(cfg Config, deps Deps) *Server {
+	cfg.defaults()
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.httpErrorHandler
+	e.Use(s.requestIDMiddleware, s.recoverMiddleware, middleware.BodyLimit(cfg.BodyLimit))
+	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
+		c.Response().WriteHeader(http.StatusOK)
+		s.metrics.write(c.Response())
+		return nil
+	})
+	if deps.Docs != nil {
+		e.GET("/docs/*", echo.WrapHandler(deps.Docs))
+	}
+	for _, id := range deps.Registry.IDs() {
+		plan := deps.Registry.Plan(id)
+		site, resource, _ := strings.Cut(id, ".")
+		e.GET("/api/v1/"+site+"/"+resource, s.scrapeHandler(plan))
+	}
+	s.echo = e
+	return s
+}
+
+// Handler returns the HTTP handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Serve serves on ln until ctx is done, then lets in-flight requests finish (up to ShutdownTimeout).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.RequestTimeout,
+		WriteTimeout:      s.cfg.RequestTimeout + 10*time.Second,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    s.cfg.MaxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: letting in-flight requests finish", "timeout", s.cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := s.deps.Ledger.Ping(ctx); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "store unavailable"})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "endpoints": len(s.deps.Registry.IDs())})
+}
+
+// HeaderRequestID carries the request id on every response.
+const HeaderRequestID = "Asa-Request-Id"
+
+// The Asa-* headers of spec 4.2 and 8.1.
+const (
+	HeaderCost             = "Asa-Cost"
+	HeaderResolvedURL      = "Asa-Resolved-Url"
+	HeaderSourceStatus     = "Asa-Source-Status"
+	HeaderAttempts         = "Asa-Attempts"
+	HeaderExtractorVersion = "Asa-Extractor-Version"
+	HeaderConcurrency      = "Asa-Concurrency"
+	HeaderRPS              = "Asa-Rps"
+)
+
+func (s *Server) requestIDMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		id := "req_" + hex.EncodeToString(b[:])
+		c.Set("request_id", id)
+		c.Response().Header().Set(HeaderRequestID, id)
+		return next(c)
+	}
+}
+
+func requestID(c echo.Context) string {
+	if id, ok := c.Get("request_id").(string); ok {
+		return id
+	}
+	return ""
+}
+
+// recoverMiddleware turns a panic into a logged 500 internal_error; the stack goes to the log only.
+func (s *Server) recoverMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.ErrorContext(c.Request().Context(), "panic", "request_id", requestID(c), "path", c.Request().URL.Path, "panic", fmt.Sprint(r))
+				err = &errcode.Error{Code: errcode.InternalError, Cause: fmt.Errorf("panic: %v", r)}
+			}
+		}()
+		return next(c)
+	}
+}
