@@ -1,0 +1,210 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Charge is one billable unit of work.
+type Charge struct {
+	// ID makes the charge idempotent: the request id, or the batch item id. A second Charge with
+	// the same ID, for whatever reason (retry, replay after a crash), bills nothing.
+	ID          string
+	WorkspaceID int64
+	KeyID       int64
+	Endpoint    string // site.resource
+	Credits     int
+	At          time.Time // zero means now; decides the calendar month charged
+}
+
+// RequestLog is one line of the request log behind usage reports.
+type RequestLog struct {
+	RequestID   string
+	WorkspaceID int64
+	KeyID       int64
+	Endpoint    string
+	Status      int    // our HTTP status
+	ErrorCode   string // "" on success
+	Cost        int
+	Duration    time.Duration
+	At          time.Time // zero means now
+}
+
+// Charge bills c and logs the request in one transaction. The workspace's allowance for the
+// calendar month (UTC) of c.At must cover c.Credits, else it returns ErrInsufficientCredits and
+// writes nothing. A charge ID seen before is a no-op that returns nil, even when the allowance has
+// since run out: the work was billed already.
+//
+// log describes the same request; its workspace, key and cost are taken from c so the ledger and
+// the log cannot disagree, and its request id defaults to c.ID. Only 2xx responses are billed
+// (design decision 5), so a log with another status is ErrInvalid. Charges to sandbox keys are
+// ErrInvalid too: catching that here keeps a bug upstream from billing a sandbox request.
+func (db *DB) Charge(ctx context.Context, c Charge, log RequestLog) error {
+	if c.ID == "" || c.Credits < 0 || c.Endpoint == "" {
+		return fmt.Errorf("charging %q: %w: needs an id, an endpoint and credits >= 0", c.ID, ErrInvalid)
+	}
+	if log.Status == 0 {
+		log.Status = 200
+	}
+	if log.Status < 200 || log.Status > 299 {
+		return fmt.Errorf("charging %q: %w: status %d is not billed", c.ID, ErrInvalid, log.Status)
+	}
+	at := orNow(c.At)
+	if log.RequestID == "" {
+		log.RequestID = c.ID
+	}
+	if log.Endpoint == "" {
+		log.Endpoint = c.Endpoint
+	}
+	if log.At.IsZero() {
+		log.At = at
+	}
+	log.WorkspaceID, log.KeyID, log.Cost = c.WorkspaceID, c.KeyID, c.Credits
+
+	err := db.writeTx(ctx, func(tx *sql.Tx) error {
+		var allowance int
+		var test bool
+		err := tx.QueryRowContext(ctx,
+			`SELECT w.monthly_credits, k.test FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+			 WHERE k.id = ? AND k.workspace_id = ?`, c.KeyID, c.WorkspaceID).Scan(&allowance, &test)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("key %d of workspace %d: %w", c.KeyID, c.WorkspaceID, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if test {
+			return fmt.Errorf("%w: sandbox keys are never billed", ErrInvalid)
+		}
+		// The ledger insert comes first: if the id is known, stop before touching the balance.
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (charge_id) DO NOTHING`,
+			c.ID, c.WorkspaceID, c.KeyID, c.Endpoint, c.Credits, ms(at))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // nil for a replay: nothing was written, and the first charge stands
+		}
+		var used int
+		err = tx.QueryRowContext(ctx,
+			`INSERT INTO credit_months (workspace_id, month, credits) VALUES (?, ?, ?)
+			 ON CONFLICT (workspace_id, month) DO UPDATE SET credits = credit_months.credits + excluded.credits
+			 RETURNING credits`, c.WorkspaceID, monthKey(at), c.Credits).Scan(&used)
+		if err != nil {
+			return err
+		}
+		if used > allowance {
+			return fmt.Errorf("%w: %d of %d used, %d more asked", ErrInsufficientCredits, used-c.Credits, allowance, c.Credits)
+		}
+		return insertLog(ctx, tx, log)
+	})
+	if err != nil {
+		return fmt.Errorf("charging %q: %w", c.ID, classify(err))
+	}
+	return nil
+}
+
+// execer is what insertLog needs from a *sql.DB or a *sql.Tx.
+type execer interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}
+
+func insertLog(ctx context.Context, q execer, l RequestLog) error {
+	// A request id logged before (a retried batch item, a replayed charge) keeps its first line.
+	_, err := q.ExecContext(ctx,
+		`INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, duration_ms, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
+		l.RequestID, l.WorkspaceID, l.KeyID, l.Endpoint, l.Status, l.ErrorCode, l.Cost, l.Duration.Milliseconds(), ms(orNow(l.At)))
+	return err
+}
+
+// LogRequest records a request that is not billed: an error, a 429, a sandbox request. Requests
+// without a known key (401 unauthorized) have no workspace and belong in the process log instead.
+func (db *DB) LogRequest(ctx context.Context, l RequestLog) error {
+	if l.RequestID == "" || l.Cost < 0 {
+		return fmt.Errorf("logging request: %w: needs a request id and cost >= 0", ErrInvalid)
+	}
+	if err := insertLog(ctx, db.w, l); err != nil {
+		return fmt.Errorf("logging request %q: %w", l.RequestID, classify(err))
+	}
+	return nil
+}
+
+// CreditsUsed returns the credits the workspace was billed in the calendar month (UTC) containing
+// month.
+func (db *DB) CreditsUsed(ctx context.Context, workspaceID int64, month time.Time) (int, error) {
+	var used int
+	err := db.r.QueryRowContext(ctx,
+		`SELECT credits FROM credit_months WHERE workspace_id = ? AND month = ?`,
+		workspaceID, monthKey(month)).Scan(&used)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("reading credits of workspace %d: %w", workspaceID, err)
+	}
+	return used, nil
+}
+
+// UsageQuery selects a usage report.
+type UsageQuery struct {
+	WorkspaceID int64
+	KeyShort    string    // "" for every key; an unknown short prefix gives ErrNotFound
+	Since       time.Time // zero for all history
+}
+
+// UsageRow is one day and endpoint of a usage report.
+type UsageRow struct {
+	Day      time.Time // midnight UTC
+	Endpoint string
+	Requests int // every logged request, billed or not
+	Credits  int
+	Errors   int // requests answered with a non-2xx status
+}
+
+const day = 24 * time.Hour
+
+// Usage reports requests, credits and errors per UTC day and endpoint, oldest day first, from the
+// request log (which Charge writes with the ledger, so credits agree with billing).
+func (db *DB) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
+	query := `SELECT created_at / ? AS day, endpoint, COUNT(*), COALESCE(SUM(cost), 0),
+	                 COALESCE(SUM(CASE WHEN status < 200 OR status > 299 THEN 1 ELSE 0 END), 0)
+	          FROM request_log WHERE workspace_id = ? AND created_at >= ?`
+	args := []any{day.Milliseconds(), q.WorkspaceID, ms(q.Since)}
+	if q.KeyShort != "" {
+		var keyID int64
+		err := db.r.QueryRowContext(ctx,
+			`SELECT id FROM api_keys WHERE workspace_id = ? AND short_prefix = ?`,
+			q.WorkspaceID, q.KeyShort).Scan(&keyID)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = ErrNotFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reporting usage of key %s: %w", q.KeyShort, err)
+		}
+		query += ` AND key_id = ?`
+		args = append(args, keyID)
+	}
+	query += ` GROUP BY day, endpoint ORDER BY day, endpoint`
+	rows, err := db.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reporting usage: %w", err)
+	}
+	defer rows.Close()
+	var out []UsageRow
+	for rows.Next() {
+		var r UsageRow
+		var d int64
+		if err := rows.Scan(&d, &r.Endpoint, &r.Requests, &r.Credits, &r.Errors); err != nil {
+			return nil, fmt.Errorf("reporting usage: %w", err)
+		}
+		r.Day = fromMS(d * day.Milliseconds())
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reporting usage: %w", err)
+	}
+	return out, nil
+}
