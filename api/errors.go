@@ -66,7 +66,7 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 	case errors.As(err, &he):
 		switch he.Code {
 		case http.StatusNotFound:
-			ce = errcode.New(errcode.NotFound, "no such endpoint: %s %s (GET /api/v1/catalogue lists them)", c.Request().Method, c.Request().URL.Path)
+			ce = errcode.New(errcode.NotFound, "no such endpoint: %s %s (the endpoints are listed in /docs/api.md)", c.Request().Method, c.Request().URL.Path)
 		case http.StatusMethodNotAllowed:
 			ce = errcode.New(errcode.NotFound, "%s is not allowed on %s", c.Request().Method, c.Request().URL.Path)
 			c.Response().Header().Set("Allow", "GET")

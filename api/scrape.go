@@ -132,20 +132,27 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 			return fail(errcode.As(err))
 		}
 		if !p.Test {
-			left, err := s.deps.Ledger.Remaining(c.Request().Context(), p.WorkspaceID)
+			used, err := s.deps.Ledger.CreditsUsed(c.Request().Context(), p.WorkspaceID)
 			if err != nil {
 				return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
 			}
-			if left < CostPerRequest {
+			if p.MonthlyCredits-used < CostPerRequest {
 				return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
 			}
 		}
 		fetcher := s.deps.Live
 		if p.Test {
-			fetcher = s.deps.Sandbox
+			if s.deps.Sandbox == nil {
+				return fail(errcode.New(errcode.TargetUnreachable, "the sandbox is not configured on this server"))
+			}
+			sp, f, err := s.deps.Sandbox.Resolve(plan, params)
+			if err != nil {
+				return fail(errcode.New(errcode.TargetUnreachable, "the sandbox has no page for %s", plan.ID))
+			}
+			params, fetcher = sp, f
 		}
 		if fetcher == nil {
-			return fail(errcode.New(errcode.TargetUnreachable, "no fetcher is configured for this key's mode"))
+			return fail(errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys"))
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()

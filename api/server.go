@@ -29,6 +29,8 @@ type Principal struct {
 	Plan        string
 	Test        bool
 	Limits      Limits
+	// MonthlyCredits is the workspace's allowance.
+	MonthlyCredits int
 }
 
 // Errors an Authenticator returns.
@@ -68,14 +70,20 @@ type RequestLog struct {
 
 // Ledger keeps credits and usage.
 type Ledger interface {
-	// Remaining returns the workspace's credits left this month.
-	Remaining(ctx context.Context, workspaceID int64) (int, error)
+	// CreditsUsed returns the workspace's credits charged this month.
+	CreditsUsed(ctx context.Context, workspaceID int64) (int, error)
 	// Charge writes the charge and its request log in one transaction; a repeated charge id is a no-op.
 	Charge(ctx context.Context, ch Charge, log RequestLog) error
 	// Log writes an unbilled request.
 	Log(ctx context.Context, log RequestLog) error
 	// Ping reports whether the store answers, for /readyz.
 	Ping(ctx context.Context) error
+}
+
+// Sandbox answers sandbox keys: it picks the fixture for validated parameters and returns the
+// parameters to run with and a fetcher replaying the fixture's pages.
+type Sandbox interface {
+	Resolve(plan *engine.Plan, params engine.Params) (engine.Params, engine.Fetcher, error)
 }
 
 // Config are the server's settings.
@@ -127,7 +135,7 @@ type Deps struct {
 	Registry *registry.Registry
 	// Live fetches real targets; Sandbox answers test keys from fixture pages.
 	Live    engine.Fetcher
-	Sandbox engine.Fetcher
+	Sandbox Sandbox
 	Auth    Authenticator
 	Ledger  Ledger
 	Log     *slog.Logger

@@ -1,0 +1,97 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"asa/api/apikey"
+	"asa/store"
+)
+
+// StoreBackend adapts the SQLite store to the server's Authenticator and Ledger.
+type StoreBackend struct {
+	db  *store.DB
+	now func() time.Time
+
+	mu      sync.Mutex
+	touched map[int64]time.Time
+}
+
+// NewStoreBackend returns the adapter.
+func NewStoreBackend(db *store.DB, now func() time.Time) *StoreBackend {
+	if now == nil {
+		now = time.Now
+	}
+	return &StoreBackend{db: db, now: now, touched: map[int64]time.Time{}}
+}
+
+// touchEvery bounds last_used_at writes: one per key per minute, so authentication is not a write on
+// the single SQLite writer for every request.
+const touchEvery = time.Minute
+
+// Authenticate looks the key's hash up on every request, so a revocation is effective at once on
+// this node (there is no cache to expire).
+func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Principal, error) {
+	rec, ws, err := b.db.KeyByHash(ctx, key.Hash())
+	if errors.Is(err, store.ErrNotFound) {
+		return Principal{}, ErrUnknownKey
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	if rec.State == store.KeyRevoked {
+		return Principal{}, ErrRevokedKey
+	}
+	if rec.Test != key.Test() {
+		// The mode comes from the row; a prefix that disagrees is not a key we issued.
+		return Principal{}, ErrUnknownKey
+	}
+	now := b.now()
+	b.mu.Lock()
+	due := now.Sub(b.touched[rec.ID]) >= touchEvery
+	if due {
+		b.touched[rec.ID] = now
+	}
+	b.mu.Unlock()
+	if due {
+		_ = b.db.TouchKey(context.WithoutCancel(ctx), rec.ID, now)
+	}
+	l := store.PlanLimits(ws.Plan)
+	return Principal{
+		KeyID: rec.ID, Short: rec.ShortPrefix, WorkspaceID: ws.ID, Plan: ws.Plan, Test: rec.Test, MonthlyCredits: ws.MonthlyCredits,
+		Limits: Limits{Concurrency: l.Concurrency, RPS: float64(l.RPS), Burst: l.Burst},
+	}, nil
+}
+
+// CreditsUsed returns the credits charged in the workspace's current month (UTC).
+func (b *StoreBackend) CreditsUsed(ctx context.Context, workspaceID int64) (int, error) {
+	return b.db.CreditsUsed(ctx, workspaceID, b.now())
+}
+
+// Charge bills one request and logs it in one transaction.
+func (b *StoreBackend) Charge(ctx context.Context, ch Charge, log RequestLog) error {
+	err := b.db.Charge(ctx, store.Charge{ID: ch.ID, WorkspaceID: ch.WorkspaceID, KeyID: ch.KeyID, Endpoint: ch.Endpoint, Credits: ch.Credits, At: log.At},
+		toStoreLog(log))
+	if errors.Is(err, store.ErrInsufficientCredits) {
+		return ErrInsufficientCredits
+	}
+	return err
+}
+
+// Log records an unbilled request.
+func (b *StoreBackend) Log(ctx context.Context, log RequestLog) error {
+	return b.db.LogRequest(ctx, toStoreLog(log))
+}
+
+// Ping checks the store answers.
+func (b *StoreBackend) Ping(ctx context.Context) error {
+	_, err := b.db.Workspaces(ctx)
+	return err
+}
+
+func toStoreLog(l RequestLog) store.RequestLog {
+	return store.RequestLog{RequestID: l.RequestID, WorkspaceID: l.WorkspaceID, KeyID: l.KeyID, Endpoint: l.Endpoint,
+		Status: l.Status, ErrorCode: l.ErrorCode, Cost: l.Cost, Duration: l.Duration, At: l.At}
+}
