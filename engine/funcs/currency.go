@@ -227,6 +227,7 @@ func ParsePrice(s, locale string) (float64, bool) {
 	var tok numTok
 	var mark *currencyMatch
 	found := false
+	next := 0 // marks[:next] end at or before the current token
 	for from := 0; ; {
 		t, ok := scanNumber(r, from)
 		if !ok {
@@ -235,7 +236,10 @@ func ParsePrice(s, locale string) (float64, bool) {
 		if !found {
 			tok, found = t, true
 		}
-		if m := adjacentMark(r, marks, t); m != nil {
+		for next < len(marks) && marks[next].end <= t.start {
+			next++
+		}
+		if m := adjacentMark(r, marks, next, t); m != nil {
 			tok, mark = t, m
 			break
 		}
@@ -281,15 +285,16 @@ func ParsePrice(s, locale string) (float64, bool) {
 }
 
 // adjacentMark returns the currency marker written right before or after t (at most one space
-// between), or nil.
-func adjacentMark(r []rune, marks []currencyMatch, t numTok) *currencyMatch {
-	end := t.end()
-	for i := range marks {
-		m := &marks[i]
-		if m.end == t.start || (m.end+1 == t.start && r[m.end] == ' ') {
+// between), or nil. marks[:next] are the markers that end before t starts.
+func adjacentMark(r []rune, marks []currencyMatch, next int, t numTok) *currencyMatch {
+	if next > 0 {
+		if m := &marks[next-1]; m.end == t.start || (m.end+1 == t.start && r[m.end] == ' ') {
 			return m
 		}
-		if m.start == end || (m.start == end+1 && r[end] == ' ') {
+	}
+	end := t.end()
+	if next < len(marks) {
+		if m := &marks[next]; m.start == end || (m.start == end+1 && r[end] == ' ') {
 			return m
 		}
 	}

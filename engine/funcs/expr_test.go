@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/types"
@@ -425,4 +426,49 @@ func mustInt(v any) string {
 		return "<nil>"
 	}
 	return fmt.Sprint(n)
+}
+
+// Hostile inputs must not make any function super-linear: a page body can be megabytes.
+func TestLargeInputs(t *testing.T) {
+	s := New()
+	inputs := []string{
+		strings.Repeat("1.2.", 50000),
+		strings.Repeat("1,234 ", 50000),
+		strings.Repeat("1a€a", 50000),
+		strings.Repeat("$", 200000),
+		strings.Repeat("9", 200000),
+		strings.Repeat("13 March ", 30000),
+		strings.Repeat("<a ", 60000),
+		strings.Repeat("kr ", 60000),
+		strings.Repeat("1:", 100000),
+		strings.Repeat("1h", 100000),
+		strings.Repeat("P1D", 60000),
+		strings.Repeat(`{"a":`, 40000),
+		strings.Repeat("%", 100000),
+	}
+	for _, d := range s.defs {
+		if strings.HasPrefix(d.name, "re") {
+			continue // RE2 is linear; the pattern is the sitedef's
+		}
+		for _, in := range inputs {
+			args := []any{in, "de_DE", "x"}
+			ft := reflect.TypeOf(d.types[len(d.types)-1]).Elem()
+			n := ft.NumIn()
+			if ft.IsVariadic() {
+				n = 2
+			}
+			for i := 1; i < n && !ft.IsVariadic(); i++ {
+				if ft.In(i).Kind() == reflect.Int {
+					args[i] = 1000
+				}
+			}
+			start := time.Now()
+			if _, err := d.fn(args[:n]...); err != nil {
+				t.Errorf("%s: %v", d.name, err)
+			}
+			if el := time.Since(start); el > 2*time.Second {
+				t.Errorf("%s(%.20q...) took %v", d.name, in, el)
+			}
+		}
+	}
 }

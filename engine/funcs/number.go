@@ -101,6 +101,8 @@ type numTok struct {
 
 func (t numTok) end() int { return t.ends[len(t.ends)-1] }
 
+const maxSeps = 16
+
 func isNumSep(r rune) bool {
 	switch r {
 	case '.', ',', ' ', '\'', arabicDecimal, arabicGroup:
@@ -132,7 +134,9 @@ func scanNumber(r []rune, from int) (numTok, bool) {
 	j := digitRun(r, i)
 	t.groups = append(t.groups, string(r[i:j]))
 	t.ends = append(t.ends, j)
-	for j+1 < len(r) && isNumSep(r[j]) && isDigit(r[j+1]) {
+	// Real numbers have at most a handful of groups; the bound keeps value, which tries every
+	// prefix, linear on hostile input such as "1.2.3.4..." repeated a million times.
+	for j+1 < len(r) && isNumSep(r[j]) && isDigit(r[j+1]) && len(t.seps) < maxSeps {
 		sep := r[j]
 		k := digitRun(r, j+1)
 		if groupOnly(sep) {
