@@ -95,7 +95,8 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 		}
 	}
 	if isEmpty(v) && f.def != nil {
-		v = f.def
+		// The default is the author's explicit choice, even an empty string or list.
+		return coerce(f.def, f.kind, f.elem, r.env["base"])
 	}
 	if isEmpty(v) {
 		if f.kind == kList {

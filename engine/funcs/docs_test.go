@@ -136,8 +136,8 @@ functions want strings, and passing a value the compiler knows to be a number is
 only: a reading the text itself rules out never wins, because storefronts mix conventions.
 
 **Regular expressions** use Go's RE2 syntax (linear time, no backreferences). Write patterns in
-backquotes so that backslashes need no escaping: ` + "``reFind(value, `(\\d+) ratings`)``" + `. Literal patterns are
-validated when the sitedef loads (` + "`Set.CheckPatterns`" + `); compiled patterns are cached per process.
+backquotes so that backslashes need no escaping: ` + "``reFind(value, `(\\d+) ratings`)``" + `. An invalid literal
+pattern is an error when the sitedef loads; compiled patterns are cached per process.
 
 **Builtins replaced.** ` + "`get`, `uniq`, `flatten` and `toJSON`" + ` replace expr's builtins of the same name with
 compatible supersets (dotted paths, nil instead of errors, compact JSON). ` + "`find`" + ` is shared: with a
@@ -152,7 +152,7 @@ searches nested JSON.
 				continue
 			}
 			sig, ret, _ := strings.Cut(d.Signature, " → ")
-			fmt.Fprintf(&b, "| [%s](#%s) | %s |\n", mdCell(mdCode(sig)), anchor(d.Name), mdCell(ret))
+			fmt.Fprintf(&b, "| [%s](#%s) | %s |\n", mdCell(mdCode(sig)), anchor(d.Name), mdCell(mdCode(ret)))
 		}
 		b.WriteString("\n")
 		for _, d := range docs {

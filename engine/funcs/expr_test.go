@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/types"
 )
 
@@ -268,30 +269,46 @@ func TestRegexErrors(t *testing.T) {
 	}
 }
 
-func TestCheckPatterns(t *testing.T) {
+func TestLiteralPatternsCheckedAtCompile(t *testing.T) {
 	s := New()
 	compile := func(code string) error {
-		prog, err := expr.Compile(code, append([]expr.Option{expr.Env(map[string]any{"value": ""})}, s.Options()...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.CheckPatterns(prog.Node())
+		_, err := expr.Compile(code, append([]expr.Option{expr.Env(map[string]any{"value": ""})}, s.Options()...)...)
+		return err
 	}
 	if err := compile("reFind(value, `ok (\\d+)`) ?? reMatch(value, `^x$`)"); err != nil {
 		t.Errorf("valid patterns: %v", err)
 	}
 	err := compile("parseNumber(reFind(value, `bad (\\d+`))")
-	var pe *PatternError
-	if !errors.As(err, &pe) || pe.Func != "reFind" || pe.Pattern != `bad (\d+` || pe.From != 26 {
-		t.Errorf("got %#v", err)
+	if err == nil || !strings.Contains(err.Error(), "reFind: invalid regular expression") || !strings.Contains(err.Error(), "missing closing )") {
+		t.Errorf("got %v", err)
 	}
-	if err := compile(`reReplace(value, "[", "")`); err == nil {
-		t.Error("reReplace with [ not reported")
+	var fe *file.Error
+	if !errors.As(err, &fe) || fe.Line != 1 || fe.Column != 12 {
+		t.Errorf("error position: %#v", err)
 	}
-	// Patterns computed at run time cannot be checked statically.
+	for _, code := range []string{`reReplace(value, "[", "")`, `reFindAll(value, "(?P<x")`, `reMatch(value, "a**")`, `value | reFind("(")`} {
+		if err := compile(code); err == nil || !strings.Contains(err.Error(), "invalid regular expression") {
+			t.Errorf("%s: got %v", code, err)
+		}
+	}
+	// Patterns computed at run time fail when they run.
 	if err := compile(`reFind(value, value + "(")`); err != nil {
 		t.Errorf("dynamic pattern: %v", err)
 	}
+	// One Options() shared by concurrent compilations.
+	opts := append([]expr.Option{expr.Env(map[string]any{"value": ""})}, s.Options()...)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := expr.Compile(fmt.Sprintf("reFind(value, `(%d`) ?? reFind(value, `[`)", i), opts...)
+			if err == nil {
+				t.Error("no error")
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func TestRegexCacheBounded(t *testing.T) {

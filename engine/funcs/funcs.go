@@ -67,7 +67,8 @@ func New() *Set {
 // Options returns the expr options that register every function with its typed signatures, so
 // that argument counts and types are checked when an expression is compiled. Four names replace
 // expr builtins with compatible supersets (get, uniq, flatten, toJSON), and find(v, "key") is
-// routed to the deep key search while find(list, predicate) stays expr's builtin.
+// routed to the deep key search while find(list, predicate) stays expr's builtin. Invalid literal
+// regular expressions are compile errors.
 //
 // The signatures are enforced through a Validate function rather than expr.Function's overload
 // list: with overloads, expr reports the error of the last overload tried ("not enough arguments
@@ -83,7 +84,9 @@ func (s *Set) Options() []expr.Option {
 		f := &builtin.Function{Name: d.name, Func: d.fn, Validate: validator(d.name, d.types)}
 		opts = append(opts, func(c *conf.Config) { c.Functions[key] = f })
 	}
-	opts = append(opts, expr.Patch(findPatch{}))
+	opts = append(opts, expr.Patch(findPatch{}), func(c *conf.Config) {
+		c.Visitors = append(c.Visitors, &patternPatch{set: s, config: c})
+	})
 	return opts
 }
 

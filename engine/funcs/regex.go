@@ -3,10 +3,13 @@ package funcs
 import (
 	"container/list"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sync"
 
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
+	"github.com/expr-lang/expr/conf"
 )
 
 // regexCacheSize bounds the compiled patterns a Set keeps. Patterns are nearly always literals
@@ -72,8 +75,9 @@ func (c *regexCache) len() int {
 }
 
 // ValidatePattern compiles p as the regular-expression functions (reFind, reFindAll, reMatch,
-// reReplace) will, and keeps it in the Set's cache. The engine calls it at load time for literal
-// patterns (see CheckPatterns) so that a typo fails the sitedef check instead of every request.
+// reReplace) will, and keeps it in the Set's cache. Patterns written as string literals in
+// expressions are already checked when the expression compiles (see patternPatch); this is for
+// patterns that come from elsewhere in a sitedef.
 func (s *Set) ValidatePattern(p string) error {
 	_, err := s.re.get(p)
 	return err
@@ -82,51 +86,47 @@ func (s *Set) ValidatePattern(p string) error {
 // regexFuncs are the functions whose second argument is a pattern.
 var regexFuncs = map[string]bool{"reFind": true, "reFindAll": true, "reMatch": true, "reReplace": true}
 
-// PatternError is an invalid literal pattern found by CheckPatterns.
-type PatternError struct {
-	Func    string // the function called, e.g. "reFind"
-	Pattern string
-	From    int // byte offset of the pattern literal in the expression source
-	Err     error
+// patternPatch makes an invalid literal pattern a compile error, so that a typo fails the
+// sitedef check at load instead of every request. A patcher cannot return errors, so it points
+// the call at a function registered for this compilation only, whose compile-time validation
+// reports the pattern's error at the call's position. Patterns computed at run time fail when
+// the call runs.
+type patternPatch struct {
+	set    *Set
+	config *conf.Config // this compilation's configuration
+	n      int
 }
 
-func (e *PatternError) Error() string {
-	return fmt.Sprintf("%s: %v", e.Func, e.Err)
-}
-
-func (e *PatternError) Unwrap() error { return e.Err }
-
-// CheckPatterns validates every pattern given as a string literal to reFind, reFindAll, reMatch
-// or reReplace in a compiled expression (pass program.Node()) and returns the first invalid one
-// as a *PatternError. Patterns computed at run time cannot be checked here; an invalid one makes
-// that call fail with an error when it runs.
-func (s *Set) CheckPatterns(node ast.Node) error {
-	var first error
-	ast.Walk(&node, patternVisitor(func(call *ast.CallNode) {
-		if first != nil {
-			return
-		}
-		id, ok := call.Callee.(*ast.IdentifierNode)
-		if !ok || !regexFuncs[id.Value] || len(call.Arguments) < 2 {
-			return
-		}
-		lit, ok := call.Arguments[1].(*ast.StringNode)
-		if !ok {
-			return
-		}
-		if err := s.ValidatePattern(lit.Value); err != nil {
-			first = &PatternError{Func: id.Value, Pattern: lit.Value, From: lit.Location().From, Err: err}
-		}
-	}))
-	return first
-}
-
-type patternVisitor func(*ast.CallNode)
-
-func (v patternVisitor) Visit(n *ast.Node) {
-	if c, ok := (*n).(*ast.CallNode); ok {
-		v(c)
+func (p *patternPatch) Visit(n *ast.Node) {
+	call, ok := (*n).(*ast.CallNode)
+	if !ok || len(call.Arguments) < 2 {
+		return
 	}
+	id, ok := call.Callee.(*ast.IdentifierNode)
+	if !ok || !regexFuncs[id.Value] {
+		return
+	}
+	lit, ok := call.Arguments[1].(*ast.StringNode)
+	if !ok {
+		return
+	}
+	err := p.set.ValidatePattern(lit.Value)
+	if err == nil {
+		return
+	}
+	p.n++
+	name := fmt.Sprintf("$%s#%d", id.Value, p.n)
+	fn := id.Value
+	p.config.Functions[name] = &builtin.Function{
+		Name: fn,
+		Func: func(...any) (any, error) { return nil, fmt.Errorf("%s: %w", fn, err) },
+		Validate: func([]reflect.Type) (reflect.Type, error) {
+			return anyType, fmt.Errorf("%s: %w", fn, err)
+		},
+	}
+	callee := &ast.IdentifierNode{Value: name}
+	callee.SetLocation(id.Location())
+	call.Callee = callee
 }
 
 // firstGroup returns the first capture group that took part in the match, or the whole match

@@ -24,7 +24,7 @@ func isHTTP(u *url.URL) bool {
 // javascript:, data:, mailto: and the like give false.
 func absURL(ref, base string) (string, bool) {
 	ref = cleanURL(ref)
-	if ref == "" || strings.HasPrefix(ref, "#") && base == "" {
+	if ref == "" {
 		return "", false
 	}
 	u, err := url.Parse(ref)

@@ -47,7 +47,11 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		return false
 	}
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
+		if strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
+			continue
+		}
+		// Stat follows a symlinked site directory, which ReadDir reports as a file.
+		if st, err := fs.Stat(fsys, e.Name()); err != nil || !st.IsDir() {
 			continue
 		}
 		dir := e.Name()
