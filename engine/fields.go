@@ -203,6 +203,18 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 			}
 		}
 	}
+	if len(def.children) == 0 {
+		// A list<object> without fields keeps its selector's JSON objects as they are.
+		out := make([]any, 0, n)
+		for _, e := range elems[:min(n, len(elems))] {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			} else if e != nil {
+				r.warnings = append(r.warnings, fmt.Sprintf("field %s: dropped a %T that is not an object", f.name, e))
+			}
+		}
+		return out, nil
+	}
 	out := make([]any, 0, n)
 	items := []any{}
 	if depth == 0 && r.plan.paginate != nil && r.plan.paginate.items == f {
