@@ -126,7 +126,9 @@ func (p *patternPatch) Visit(n *ast.Node) {
 	}
 	callee := &ast.IdentifierNode{Value: name}
 	callee.SetLocation(id.Location())
-	call.Callee = callee
+	// A new node, not an edited one: the checker has already typed the old call (reMatch as
+	// bool) and would trust that type instead of checking the call again.
+	ast.Patch(n, &ast.CallNode{Callee: callee, Arguments: call.Arguments})
 }
 
 // firstGroup returns the first capture group that took part in the match, or the whole match
