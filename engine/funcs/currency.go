@@ -267,7 +267,8 @@ func ParsePrice(s, locale string) (float64, bool) {
 		return 0, false
 	}
 	// "-$5.00": the sign sits before the symbol.
-	if mark != nil && !tok.neg && mark.end <= tok.start && mark.start > 0 && r[mark.start-1] == '-' {
+	if mark != nil && !tok.neg && mark.end <= tok.start && mark.start > 0 && r[mark.start-1] == '-' &&
+		(mark.start < 2 || !(unicode.IsLetter(r[mark.start-2]) || isDigit(r[mark.start-2]))) {
 		v = -v
 	}
 	// "12€99", the French shelf-label style: the symbol is the decimal mark.

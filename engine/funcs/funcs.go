@@ -71,11 +71,11 @@ func New() *Set {
 // regular expressions are compile errors.
 //
 // The signatures are enforced through a Validate function rather than expr.Function's overload
-// list: with overloads, expr reports the error of the last overload tried ("not enough arguments
-// to call parsePrice" for parsePrice(1, 2, 3)), and rejects a nil argument that these nil-safe
-// functions accept.
+// list: with overloads, expr reports the error of the last overload tried, so a wrong argument
+// type in a one-argument call comes out as "not enough arguments", and it rejects the nil
+// arguments these nil-safe functions accept.
 func (s *Set) Options() []expr.Option {
-	opts := make([]expr.Option, 0, len(s.defs)+1)
+	opts := make([]expr.Option, 0, len(s.defs)+2)
 	for _, d := range s.defs {
 		key := d.name
 		if d.hiddenAs != "" {
