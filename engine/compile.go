@@ -32,6 +32,7 @@ var (
 )
 
 type compiler struct {
+	want  *indexWant
 	env   types.Map
 	eng   *Engine
 	file  string
@@ -112,6 +113,9 @@ func (c *compiler) xpath(ptr *string, what string) *xpathSel {
 	if err != nil {
 		c.errAt(ptr, "%s: bad XPath %q: %v", what, *ptr, err)
 		return nil
+	}
+	if c.want != nil {
+		x.fast = analyzeXPath(*ptr, c.want)
 	}
 	return x
 }
@@ -208,12 +212,13 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	}
 	// Site-wide headers and rules serve endpoints with different parameters.
 	siteEnv["params"] = types.Map{types.Extra: types.Any}
-	sc := &compiler{env: siteEnv, eng: e, file: site.Path, pos: site.Pos, diags: &diags, steps: map[string]int{}}
+	p.want = newIndexWant()
+	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, diags: &diags, steps: map[string]int{}}
 	s.Request.Headers.Each(func(k string, v *string) {
 		p.siteHeaders = append(p.siteHeaders, kvTemplate{key: k, val: sc.template(v, "header "+k)})
 	})
 
-	c := &compiler{env: env, eng: e, file: ep.Path, pos: ep.Pos, diags: &diags, steps: map[string]int{}}
+	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, diags: &diags, steps: map[string]int{}}
 	if d.Kind != "endpoint" {
 		c.errAt(&d.Kind, "kind must be endpoint")
 	}
@@ -372,7 +377,7 @@ func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int) *so
 	}
 	if s.ScriptJSON != "" {
 		n++
-		src.scriptJSON = c.regex(&s.ScriptJSON, "source "+name+" script_json")
+		src.scriptJSON = newBodyRegexp(c.regex(&s.ScriptJSON, "source "+name+" script_json"))
 	}
 	if s.XPathJSON != "" {
 		n++
@@ -525,10 +530,8 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 		n++
 	}
 	out.xpath = c.xpath(&m.XPath, "match")
-	if m.BodyContains != "" {
-		out.bodyContains = []byte(m.BodyContains)
-	}
-	out.bodyRe = c.regex(&m.BodyMatches, "body_matches")
+	out.bodyContains = newLiteral(m.BodyContains)
+	out.bodyRe = newBodyRegexp(c.regex(&m.BodyMatches, "body_matches"))
 	out.finalURL = c.regex(&m.FinalURL, "final_url")
 	out.expr = c.expr(&m.Expr, "match expr", expr.AsBool())
 	for _, x := range []bool{len(m.Any) > 0, len(m.All) > 0, m.Not != nil, len(m.Status) > 0, m.XPath != "", m.BodyContains != "", m.BodyMatches != "", m.FinalURL != "", m.Expr != ""} {
@@ -561,8 +564,9 @@ func (c *compiler) compileSelector(s *sitedef.Selector, what string, inList bool
 	if s.Regex != "" {
 		n++
 		out.kind = selRegex
-		out.re = c.regex(&s.Regex, what)
-		if out.re != nil && out.re.NumSubexp() > 1 {
+		re := c.regex(&s.Regex, what)
+		out.re = newBodyRegexp(re)
+		if re != nil && re.NumSubexp() > 1 {
 			c.warnAt(&s.Regex, "%s: only the first capture group is used", what)
 		}
 	}

@@ -254,6 +254,14 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 	if ctx == nil || s.xpath == nil {
 		return nil
 	}
+	if fx := s.xpath.fast; fx != nil && fx.wrapper == "" {
+		if h, isHTML := ctx.(*dom.HTMLNavigator); isHTML {
+			if res, ok := fx.eval(r.indexFor(h.Root())); ok {
+				navs, _ := res.([]xpath.NodeNavigator)
+				return navs
+			}
+		}
+	}
 	e := s.xpath.get()
 	defer s.xpath.put(e)
 	res := e.Evaluate(ctx.Copy())
@@ -292,14 +300,17 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		if s.from >= 0 {
 			sr = r.results[s.from]
 		}
-		body := sr.bodyString()
+		var body []byte
+		if sr != nil {
+			body = sr.body
+		}
 		if s.all || kind == kList {
 			var out []any
-			for _, m := range s.re.FindAllStringSubmatch(body, 1000) {
+			for _, m := range s.re.findAllSubmatch(body, 1000) {
 				out = append(out, group(m))
 			}
 			v = out
-		} else if m := s.re.FindStringSubmatch(body); m != nil {
+		} else if m := s.re.findSubmatch(body); m != nil {
 			v = group(m)
 		}
 	case selConst:
@@ -320,16 +331,23 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 	return v, nil
 }
 
-func group(m []string) string {
+func group(m [][]byte) string {
 	if len(m) > 1 {
-		return m[1]
+		return string(m[1])
 	}
-	return m[0]
+	return string(m[0])
 }
 
 // evalXPath handles the four result kinds of an XPath: node sets give text (first node, or all nodes as
 // a list), strings, numbers and booleans are values.
 func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text bool) (any, error) {
+	if x.fast != nil {
+		if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
+			if res, ok := x.fast.eval(r.indexFor(h.Root())); ok {
+				return nodeResult(res, all, text), nil
+			}
+		}
+	}
 	e := x.get()
 	defer x.put(e)
 	// Evaluate moves the navigator it is given; the caller's context must stay where it is.
@@ -497,4 +515,38 @@ func short(v any) string {
 		s = s[:60] + "..."
 	}
 	return s
+}
+
+// nodeResult shapes a fast XPath result like evalXPath shapes an iterator or a scalar.
+func nodeResult(res any, all, text bool) any {
+	navs, isNodes := res.([]xpath.NodeNavigator)
+	if !isNodes {
+		switch v := res.(type) {
+		case string:
+			if v == "" {
+				return nil
+			}
+		case float64:
+			if math.IsNaN(v) {
+				return nil
+			}
+		}
+		return res
+	}
+	if !all {
+		if len(navs) == 0 {
+			return nil
+		}
+		if !text {
+			return true
+		}
+		return dom.Text(navs[0])
+	}
+	var out []any
+	for _, n := range navs {
+		if t := dom.Text(n); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }

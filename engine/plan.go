@@ -37,6 +37,7 @@ type Plan struct {
 	hostDomain  map[string]string
 	defDomain   string
 	domainParam string
+	want        *indexWant // what the fast XPaths need indexed per document
 }
 
 type param struct {
@@ -87,7 +88,7 @@ type source struct {
 	name       string
 	from       int
 	jsonLD     string
-	scriptJSON *regexp.Regexp
+	scriptJSON *bodyRegexp
 	xpathJSON  *xpathSel
 	body       bool
 	required   bool
@@ -110,8 +111,8 @@ type matcher struct {
 	headerName   string
 	headerRe     *regexp.Regexp
 	xpath        *xpathSel
-	bodyContains []byte
-	bodyRe       *regexp.Regexp
+	bodyContains *literal
+	bodyRe       *bodyRegexp
 	finalURL     *regexp.Regexp
 	expr         *vm.Program
 }
@@ -129,7 +130,7 @@ type selector struct {
 	kind      selKind
 	xpath     *xpathSel
 	prog      *vm.Program
-	re        *regexp.Regexp
+	re        *bodyRegexp
 	konst     any
 	all       bool
 	from      int // step index, -1: the last step run
@@ -180,6 +181,7 @@ type paginate struct {
 type xpathSel struct {
 	src  string
 	pool sync.Pool
+	fast *fastXPath // the index plan, when the XPath has an indexable shape
 }
 
 func newXPathSel(src string) (*xpathSel, error) {

@@ -105,6 +105,7 @@ type run struct {
 	first     *stepResult
 	warnings  []string
 	prevItems []any
+	indexes   map[*html.Node]*docIndex
 }
 
 // Run executes the plan. Errors are *RunError carrying an *errcode.Error.
@@ -536,9 +537,10 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 				}
 			}
 		case src.scriptJSON != nil:
-			x, err := dom.ScriptJSON(sr.body, src.scriptJSON)
-			if err == nil {
-				v = x
+			if i := src.scriptJSON.start(sr.body); i >= 0 {
+				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.re); err == nil {
+					v = x
+				}
 			}
 		case src.xpathJSON != nil:
 			if nav := sr.nav(); nav != nil {
@@ -578,10 +580,10 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 	if m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) {
 		return false
 	}
-	if m.bodyContains != nil && !bytes.Contains(sr.body, m.bodyContains) {
+	if m.bodyContains != nil && m.bodyContains.index(sr.body) < 0 {
 		return false
 	}
-	if m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
+	if m.bodyRe != nil && !m.bodyRe.match(sr.body) {
 		return false
 	}
 	if m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
@@ -640,4 +642,17 @@ func isEmpty(v any) bool {
 		return len(x) == 0
 	}
 	return false
+}
+
+// indexFor returns the document index of the HTML document whose root is root, building it once.
+func (r *run) indexFor(root *html.Node) *docIndex {
+	if idx := r.indexes[root]; idx != nil {
+		return idx
+	}
+	if r.indexes == nil {
+		r.indexes = map[*html.Node]*docIndex{}
+	}
+	idx := buildIndex(root, r.plan.want)
+	r.indexes[root] = idx
+	return idx
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/antchfx/htmlquery"
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
@@ -62,7 +61,7 @@ func Navigator(n any) xpath.NodeNavigator {
 	switch n := n.(type) {
 	case *html.Node:
 		if n != nil {
-			return htmlquery.CreateXPathNavigator(n)
+			return NavigatorAt(n, n)
 		}
 	case *xmlquery.Node:
 		if n != nil {

@@ -44,6 +44,8 @@ func Text(nav xpath.NodeNavigator) string {
 		return collapse(nav.Value())
 	}
 	switch n := nav.(type) {
+	case *HTMLNavigator:
+		return htmlText(n.Current())
 	case *htmlquery.NodeNavigator:
 		return htmlText(n.Current())
 	case *xmlquery.NodeNavigator:

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"bytes"
+	"regexp"
+)
+
+// Rules, regex selectors and script markers search whole response bodies, often a megabyte of
+// HTML. bytes.Index and the regexp package look for a needle's first byte, and needles that start
+// with '"', '/' or a lower-case letter stop at nearly every byte of HTML. A literal search here
+// anchors instead on the needle's rarest byte in typical HTML (memchr on the rare byte, then
+// compare), which skips almost all of the body; a regular expression with a literal prefix first
+// jumps to the prefix's first occurrence the same way.
+
+// htmlByteRank is a rough frequency rank of bytes in HTML pages (higher is more common).
+var htmlByteRank = func() [256]uint8 {
+	var r [256]uint8
+	common := " \"=<>/etaoinsrlcdhupmfgbyvwkx-._:;0123456789\n\t'#,()&{}[]"
+	for i := 0; i < len(common); i++ {
+		r[common[i]] = uint8(255 - i)
+	}
+	return r
+}()
+
+// literal is a byte string searched by its rarest byte.
+type literal struct {
+	s    []byte
+	rare int // index in s of its rarest byte
+}
+
+func newLiteral(s string) *literal {
+	if s == "" {
+		return nil
+	}
+	l := &literal{s: []byte(s)}
+	for i := 1; i < len(s); i++ {
+		if htmlByteRank[s[i]] < htmlByteRank[s[l.rare]] {
+			l.rare = i
+		}
+	}
+	return l
+}
+
+// index returns the first offset of l in b, or -1.
+func (l *literal) index(b []byte) int {
+	n, r, c := len(l.s), l.rare, l.s[l.rare]
+	for i := r; i < len(b); {
+		j := bytes.IndexByte(b[i:], c)
+		if j < 0 {
+			return -1
+		}
+		start := i + j - r
+		if start+n <= len(b) && bytes.Equal(b[start:start+n], l.s) {
+			return start
+		}
+		i += j + 1
+	}
+	return -1
+}
+
+// bodyRegexp is a regular expression searched over bodies, prefiltered by its literal prefix.
+type bodyRegexp struct {
+	re     *regexp.Regexp
+	prefix *literal
+}
+
+func newBodyRegexp(re *regexp.Regexp) *bodyRegexp {
+	if re == nil {
+		return nil
+	}
+	br := &bodyRegexp{re: re}
+	// Flags such as (?i) change what the prefix matches; LiteralPrefix accounts for them.
+	if p, _ := re.LiteralPrefix(); len(p) >= 3 {
+		br.prefix = newLiteral(p)
+	}
+	return br
+}
+
+// start returns where a match can begin at the earliest, or -1 when there is none.
+func (br *bodyRegexp) start(b []byte) int {
+	if br.prefix == nil {
+		return 0
+	}
+	return br.prefix.index(b)
+}
+
+// match reports whether the body matches.
+func (br *bodyRegexp) match(b []byte) bool {
+	i := br.start(b)
+	return i >= 0 && br.re.Match(b[i:])
+}
+
+// findSubmatch returns the first match and its groups, like Regexp.FindSubmatch.
+func (br *bodyRegexp) findSubmatch(b []byte) [][]byte {
+	i := br.start(b)
+	if i < 0 {
+		return nil
+	}
+	return br.re.FindSubmatch(b[i:])
+}
+
+// findAllSubmatch returns up to n matches with their groups.
+func (br *bodyRegexp) findAllSubmatch(b []byte, n int) [][][]byte {
+	i := br.start(b)
+	if i < 0 {
+		return nil
+	}
+	return br.re.FindAllSubmatch(b[i:], n)
+}

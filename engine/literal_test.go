@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestLiteralIndex(t *testing.T) {
+	tests := []struct{ needle, hay string }{
+		{"abc", "xxabcxx"}, {"abc", "abc"}, {"abc", "ab"}, {"Zq", "zqZqZ"}, {"\"currentAsin\"", `{"a":1,"currentAsin":"B0"}`},
+		{"aaa", "aaaaa"}, {"/ref=cs_503_", strings.Repeat("<a href=\"/ref=cs_5\">", 50) + "/ref=cs_503_x"}, {"x", ""},
+	}
+	for _, tt := range tests {
+		if got, want := newLiteral(tt.needle).index([]byte(tt.hay)), bytes.Index([]byte(tt.hay), []byte(tt.needle)); got != want {
+			t.Errorf("index(%q in %q) = %d, want %d", tt.needle, tt.hay, got, want)
+		}
+	}
+}
+
+func FuzzLiteralIndex(f *testing.F) {
+	f.Add("abc", "xxabcxx")
+	f.Add("Type the", "<p>Type the characters")
+	f.Fuzz(func(t *testing.T, needle, hay string) {
+		if needle == "" {
+			return
+		}
+		if got, want := newLiteral(needle).index([]byte(hay)), bytes.Index([]byte(hay), []byte(needle)); got != want {
+			t.Fatalf("index(%q in %q) = %d, want %d", needle, hay, got, want)
+		}
+	})
+}
+
+func TestBodyRegexpAgreesWithRegexp(t *testing.T) {
+	body := []byte(`<script>var a = {"x":1}; "currentAsin" : "B01GOH7PKA", "currentAsin":"B000000000"</script>`)
+	for _, p := range []string{`"currentAsin"\s*:\s*"([A-Z0-9]{10})"`, `(?i)"CURRENTASIN"\s*:\s*"(\w+)"`, `nothere(\d)`, `a|b`} {
+		re := regexp.MustCompile(p)
+		br := newBodyRegexp(re)
+		if got, want := br.findSubmatch(body), re.FindSubmatch(body); !equalMatches(got, want) {
+			t.Errorf("%s: got %q want %q", p, got, want)
+		}
+		if br.match(body) != re.Match(body) {
+			t.Errorf("%s: match differs", p)
+		}
+		if got, want := len(br.findAllSubmatch(body, 10)), len(re.FindAllSubmatch(body, 10)); got != want {
+			t.Errorf("%s: findAll %d, want %d", p, got, want)
+		}
+	}
+}
+
+func equalMatches(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

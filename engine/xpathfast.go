@@ -1,0 +1,470 @@
+package engine
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/antchfx/xpath"
+	"golang.org/x/net/html"
+
+	"asa/engine/dom"
+)
+
+// Most sitedef XPaths start with a descendant step keyed by an attribute value or a rare tag:
+// //span[@id='productTitle'], //div[@data-hook='review'] | //div[@id='reviews'], //form[...]. Run as
+// written, each walks the whole document (tens of thousands of nodes on a marketplace page), and a
+// plan with a hundred of them spends several times the parse time walking. So at compile time such
+// an XPath is split into its first step's key and the rest, rewritten as self::<step>[...]<rest>;
+// at run time the candidates come from a per-document index built in one walk, and the rewritten
+// XPath runs on each. The result is exactly the original's, and whenever exactness would need
+// document-order merging (several branches or nested candidates matched) the original runs instead.
+
+// maxCandidates bounds the index path: past it, one walk is cheaper than many small evaluations.
+const maxCandidates = 256
+
+type fastXPath struct {
+	wrapper  string // "", "boolean", "count", "string", "normalize-space"
+	branches []*fastBranch
+}
+
+type fastBranch struct {
+	tag  string   // element name, or "*"
+	keys []string // index keys attr\x00value (any of them), or nil for a tag-only branch
+	self *xpathSel
+}
+
+// indexWant is what a plan's fast XPaths need indexed.
+type indexWant struct {
+	attrs map[string]bool
+	keys  map[string]bool
+	tags  map[string]bool
+}
+
+func newIndexWant() *indexWant {
+	return &indexWant{attrs: map[string]bool{}, keys: map[string]bool{}, tags: map[string]bool{}}
+}
+
+var (
+	wrapperRe = regexp.MustCompile(`^(boolean|count|string|normalize-space)\s*\(`)
+	stepRe    = regexp.MustCompile(`^//([A-Za-z_][A-Za-z0-9_.-]*|\*)`)
+	eqRe      = regexp.MustCompile(`^@([A-Za-z_][A-Za-z0-9_:.-]*)\s*=\s*(?:'([^']*)'|"([^"]*)")$`)
+	numberRe  = regexp.MustCompile(`^\s*[0-9.]+\s*$`)
+)
+
+// analyzeXPath returns the index plan of src, or nil when src is not of the indexable shape.
+func analyzeXPath(src string, want *indexWant) *fastXPath {
+	s := strings.TrimSpace(src)
+	fx := &fastXPath{}
+	if m := wrapperRe.FindStringSubmatch(s); m != nil {
+		open := len(m[0]) - 1
+		if closeAt := matching(s, open); closeAt == len(s)-1 {
+			fx.wrapper = m[1]
+			s = strings.TrimSpace(s[open+1 : len(s)-1])
+		} else {
+			return nil
+		}
+	}
+	for _, b := range splitTop(s, '|') {
+		fb := analyzeBranch(strings.TrimSpace(b))
+		if fb == nil {
+			return nil
+		}
+		fx.branches = append(fx.branches, fb)
+	}
+	if len(fx.branches) == 0 {
+		return nil
+	}
+	for _, b := range fx.branches {
+		for _, k := range b.keys {
+			attr, _, _ := strings.Cut(k, "\x00")
+			want.attrs[attr] = true
+			want.keys[k] = true
+		}
+		if b.keys == nil {
+			want.tags[b.tag] = true
+		}
+	}
+	return fx
+}
+
+func analyzeBranch(b string) *fastBranch {
+	m := stepRe.FindStringSubmatch(b)
+	if m == nil {
+		return nil
+	}
+	fb := &fastBranch{tag: m[1]}
+	rest := b[len(m[0]):]
+	var preds []string
+	for strings.HasPrefix(rest, "[") {
+		end := matching(rest, 0)
+		if end < 0 {
+			return nil
+		}
+		preds = append(preds, rest[1:end])
+		rest = rest[end+1:]
+	}
+	if rest != "" && !strings.HasPrefix(rest, "/") {
+		return nil
+	}
+	for _, p := range preds {
+		// A positional predicate counts among siblings; on the self axis it would mean something else.
+		if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") {
+			return nil
+		}
+		if hasAbsolutePath(p) {
+			return nil
+		}
+	}
+	if hasAbsolutePath(strings.TrimLeft(rest, "/")) {
+		return nil
+	}
+	for _, p := range preds {
+		if keys := predicateKeys(p); keys != nil {
+			fb.keys = keys
+			break
+		}
+	}
+	if fb.keys == nil && fb.tag == "*" {
+		return nil
+	}
+	self, err := newXPathSel("self::" + fb.tag + b[len(m[0]):])
+	if err != nil {
+		return nil
+	}
+	fb.self = self
+	return fb
+}
+
+// predicateKeys returns the index keys of a predicate that is one attribute equality, an "or" of
+// them, or an "and" with one such conjunct; nil otherwise.
+func predicateKeys(p string) []string {
+	if keys := orKeys(p); keys != nil {
+		return keys
+	}
+	if conj := splitWord(trimParens(strings.TrimSpace(p)), "and"); len(conj) > 1 {
+		for _, c := range conj {
+			if keys := orKeys(c); keys != nil {
+				return keys
+			}
+		}
+	}
+	return nil
+}
+
+// orKeys returns the keys of "@a='x'" or "@a='x' or @b='y' ...", else nil.
+func orKeys(p string) []string {
+	var keys []string
+	for _, t := range splitWord(trimParens(strings.TrimSpace(p)), "or") {
+		m := eqRe.FindStringSubmatch(trimParens(strings.TrimSpace(t)))
+		if m == nil {
+			return nil
+		}
+		keys = append(keys, m[1]+"\x00"+m[2]+m[3])
+	}
+	return keys
+}
+
+func trimParens(s string) string {
+	for strings.HasPrefix(s, "(") && matching(s, 0) == len(s)-1 {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
+// matching returns the index of the bracket closing the one at open, skipping quoted strings.
+func matching(s string, open int) int {
+	depth := 0
+	var quote byte
+	for i := open; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case c == ']' || c == ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// splitTop splits s at sep outside brackets and quotes.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case c == ']' || c == ')':
+			depth--
+		case c == sep && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// splitWord splits at a top-level operator word (or, and) surrounded by spaces.
+func splitWord(s, word string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	w := " " + word + " "
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case c == ']' || c == ')':
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], w):
+			out = append(out, s[start:i])
+			start = i + len(w)
+			i += len(w) - 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// hasAbsolutePath reports whether an XPath fragment contains a path starting at the root (a / not
+// preceded by a step), which would read the document rather than the candidate.
+func hasAbsolutePath(s string) bool {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if quote != 0 {
+			if c == quote {
+				quote = 0
+			}
+			continue
+		}
+		if c == '\'' || c == '"' {
+			quote = c
+			continue
+		}
+		if c != '/' {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && s[j] == ' ' {
+			j--
+		}
+		if j < 0 {
+			return true
+		}
+		p := s[j]
+		if strings.IndexByte("[(,|=!<>+-", p) >= 0 {
+			return true
+		}
+		if p == '/' { // the second slash of //
+			continue
+		}
+		// The word before: an operator word means a new expression starts here.
+		k := j
+		for k >= 0 && (isNameChar(s[k])) {
+			k--
+		}
+		switch s[k+1 : j+1] {
+		case "or", "and", "div", "mod":
+			if k < 0 || s[k] == ' ' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isNameChar(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// docIndex holds, for one HTML document, the elements a plan's fast XPaths look up.
+type docIndex struct {
+	root  *html.Node
+	attrs map[string][]*html.Node
+	tags  map[string][]*html.Node
+}
+
+func buildIndex(root *html.Node, want *indexWant) *docIndex {
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: map[string][]*html.Node{}}
+	var key []byte
+	for n := root; n != nil; n = nextNode(n, root) {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		if want.tags[n.Data] {
+			idx.tags[n.Data] = append(idx.tags[n.Data], n)
+		}
+		for _, a := range n.Attr {
+			if !want.attrs[a.Key] {
+				continue
+			}
+			key = append(append(append(key[:0], a.Key...), 0), a.Val...)
+			if want.keys[string(key)] {
+				k := string(key)
+				idx.attrs[k] = append(idx.attrs[k], n)
+			}
+		}
+	}
+	return idx
+}
+
+// nextNode walks the tree in document order without recursion.
+func nextNode(n, root *html.Node) *html.Node {
+	if n.FirstChild != nil {
+		return n.FirstChild
+	}
+	for n != nil && n != root {
+		if n.NextSibling != nil {
+			return n.NextSibling
+		}
+		n = n.Parent
+	}
+	return nil
+}
+
+// eval runs the index plan. ok is false when the original XPath must run instead.
+func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
+	var found []xpath.NodeNavigator
+	sources := 0 // candidate lists that produced nodes: more than one needs a document-order merge
+	for _, b := range fx.branches {
+		var lists [][]*html.Node
+		if b.keys == nil {
+			lists = append(lists, idx.tags[b.tag])
+		} else {
+			for _, k := range b.keys {
+				if l := idx.attrs[k]; len(l) > 0 {
+					lists = append(lists, l)
+				}
+			}
+		}
+		total := 0
+		for _, l := range lists {
+			total += len(l)
+		}
+		if total > maxCandidates {
+			return nil, false
+		}
+		for _, cands := range lists {
+			var from []*html.Node
+			n0 := len(found)
+			for _, c := range cands {
+				if b.tag != "*" && c.Data != b.tag {
+					continue
+				}
+				e := b.self.get()
+				r := e.Evaluate(dom.NavigatorAt(idx.root, c))
+				it, isIt := r.(*xpath.NodeIterator)
+				if !isIt {
+					b.self.put(e)
+					return nil, false
+				}
+				before := len(found)
+				for it.MoveNext() {
+					found = append(found, it.Current().Copy())
+					if fx.wrapper == "boolean" {
+						break
+					}
+				}
+				b.self.put(e)
+				if fx.wrapper == "boolean" && len(found) > 0 {
+					return true, true
+				}
+				if len(found) > before {
+					from = append(from, c)
+				}
+			}
+			if len(found) > n0 {
+				sources++
+				if nested(from) {
+					sources++ // interleaved subtrees: sort too
+				}
+			}
+		}
+	}
+	if sources > 1 {
+		found = sortUnique(found)
+	}
+	switch fx.wrapper {
+	case "boolean":
+		return len(found) > 0, true
+	case "count":
+		return float64(len(found)), true
+	case "string", "normalize-space":
+		if len(found) == 0 {
+			return "", true
+		}
+		v := found[0].Value()
+		if fx.wrapper == "normalize-space" {
+			v = strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }), " ")
+		}
+		return v, true
+	}
+	return found, true
+}
+
+// sortUnique puts nodes from several candidate lists in document order without duplicates, as the
+// XPath union would.
+func sortUnique(ns []xpath.NodeNavigator) []xpath.NodeNavigator {
+	hs := make([]*dom.HTMLNavigator, 0, len(ns))
+	for _, n := range ns {
+		h, ok := n.(*dom.HTMLNavigator)
+		if !ok {
+			return ns
+		}
+		hs = append(hs, h)
+	}
+	sort.SliceStable(hs, func(i, j int) bool { return dom.Compare(hs[i], hs[j]) < 0 })
+	out := ns[:0]
+	for i, h := range hs {
+		if i > 0 && dom.Compare(hs[i-1], h) == 0 {
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// nested reports whether one node of ns is an ancestor of another: their results would interleave.
+func nested(ns []*html.Node) bool {
+	if len(ns) < 2 {
+		return false
+	}
+	set := make(map[*html.Node]bool, len(ns))
+	for _, n := range ns {
+		set[n] = true
+	}
+	for _, n := range ns {
+		for p := n.Parent; p != nil; p = p.Parent {
+			if set[p] {
+				return true
+			}
+		}
+	}
+	return false
+}
