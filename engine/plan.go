@@ -246,3 +246,48 @@ func (p *Plan) HasStep(id string) bool {
 	}
 	return false
 }
+
+// fastSelectors lists the plan's XPaths that have an index plan (for tests).
+func (p *Plan) fastSelectors() []*xpathSel {
+	var out []*xpathSel
+	add := func(x *xpathSel) {
+		if x != nil && x.fast != nil {
+			out = append(out, x)
+		}
+	}
+	var walkM func(m *matcher)
+	walkM = func(m *matcher) {
+		if m == nil {
+			return
+		}
+		add(m.xpath)
+		for _, a := range m.any {
+			walkM(a)
+		}
+		for _, a := range m.all {
+			walkM(a)
+		}
+		walkM(m.not)
+	}
+	for _, r := range p.rules {
+		walkM(r.match)
+	}
+	var walkF func(fs []*field)
+	walkF = func(fs []*field) {
+		for _, f := range fs {
+			for _, s := range f.sels {
+				add(s.xpath)
+			}
+			walkF(f.children)
+		}
+	}
+	walkF(p.fields)
+	for _, s := range p.steps {
+		for _, v := range s.vars {
+			if v.sel != nil {
+				add(v.sel.xpath)
+			}
+		}
+	}
+	return out
+}

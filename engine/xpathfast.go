@@ -348,11 +348,17 @@ func nextNode(n, root *html.Node) *html.Node {
 	return nil
 }
 
-// eval runs the index plan. ok is false when the original XPath must run instead.
+// eval runs the index plan. ok is false when the original XPath must run instead. Like antchfx's
+// union, branches are concatenated in the order written (a node already found is not repeated), and
+// each branch's nodes are in document order.
 func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 	var found []xpath.NodeNavigator
-	sources := 0 // candidate lists that produced nodes: more than one needs a document-order merge
-	for _, b := range fx.branches {
+	type nodeKey struct {
+		n    *html.Node
+		attr int
+	}
+	var seen map[nodeKey]bool
+	for bi, b := range fx.branches {
 		var lists [][]*html.Node
 		if b.keys == nil {
 			lists = append(lists, idx.tags[b.tag])
@@ -370,9 +376,9 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		if total > maxCandidates {
 			return nil, false
 		}
+		var got []xpath.NodeNavigator
+		var from []*html.Node
 		for _, cands := range lists {
-			var from []*html.Node
-			n0 := len(found)
 			for _, c := range cands {
 				if b.tag != "*" && c.Data != b.tag {
 					continue
@@ -384,31 +390,47 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 					b.self.put(e)
 					return nil, false
 				}
-				before := len(found)
+				before := len(got)
 				for it.MoveNext() {
-					found = append(found, it.Current().Copy())
+					got = append(got, it.Current().Copy())
 					if fx.wrapper == "boolean" {
 						break
 					}
 				}
 				b.self.put(e)
-				if fx.wrapper == "boolean" && len(found) > 0 {
+				if fx.wrapper == "boolean" && len(got) > 0 {
 					return true, true
 				}
-				if len(found) > before {
+				if len(got) > before {
 					from = append(from, c)
 				}
 			}
-			if len(found) > n0 {
-				sources++
-				if nested(from) {
-					sources++ // interleaved subtrees: sort too
-				}
+		}
+		if len(lists) > 1 || nested(from) {
+			got = sortUnique(got)
+		}
+		if bi == 0 {
+			found = got
+			continue
+		}
+		if len(got) == 0 {
+			continue
+		}
+		if seen == nil {
+			seen = map[nodeKey]bool{}
+			for _, n := range found {
+				h := n.(*dom.HTMLNavigator)
+				seen[nodeKey{h.Current(), h.Attr()}] = true
 			}
 		}
-	}
-	if sources > 1 {
-		found = sortUnique(found)
+		for _, n := range got {
+			h := n.(*dom.HTMLNavigator)
+			k := nodeKey{h.Current(), h.Attr()}
+			if !seen[k] {
+				seen[k] = true
+				found = append(found, n)
+			}
+		}
 	}
 	switch fx.wrapper {
 	case "boolean":

@@ -227,3 +227,6 @@ func ancestry(n *html.Node) []*html.Node {
 	}
 	return out
 }
+
+// Attr returns the index of the attribute the navigator is on, or -1 on a node.
+func (h *HTMLNavigator) Attr() int { return h.attr }
