@@ -19,6 +19,15 @@ import (
 const usage = `asa: a web-scraping API and its sitedef tools.
 
 Usage:
+  asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--public-url URL]
+            [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
+                                                  run the API service (docs/configuration.md)
+  asa keys create --workspace NAME [--test] [--plan free|vibe|pro|custom] [--credits N] [--db PATH]
+                                                  create a key; the full key is printed once, alone on the last line
+  asa keys list [--workspace NAME] [--db PATH]     list keys (short prefix, mode, state, created, last used)
+  asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
+  asa usage [--workspace NAME] [--key SHORT_PREFIX] [--since YYYY-MM-DD] [--db PATH]
+                                                  usage per day and endpoint
   asa sitedef check [--sitedefs DIR] [PATH...]     lint sitedefs; file:line:col diagnostics, exit 1 on errors
   asa sitedef test [--sitedefs DIR] [--fixtures DIR] [--update] [--corpus DIR] [--run SUBSTR] [-v]
                                                   run fixture cases, coverage, negatives and corpus expectations
@@ -64,6 +73,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	case "extract":
 		return cmdExtract(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "keys":
+		return cmdKeys(ctx, args[1:], stdout, stderr)
+	case "usage":
+		return cmdUsage(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

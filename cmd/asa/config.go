@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// serveConfig is the configuration of `asa serve`. Precedence: flags, then ASA_* environment
+// variables, then the YAML file named by --config, then these defaults. docs/configuration.md lists
+// every key.
+type serveConfig struct {
+	Addr                string        `yaml:"addr"`
+	DB                  string        `yaml:"db"`
+	Sitedefs            string        `yaml:"sitedefs"`
+	PublicURL           string        `yaml:"public_url"`
+	AllowPrivateNetwork bool          `yaml:"allow_private_network"`
+	LogFormat           string        `yaml:"log_format"`
+	LogLevel            string        `yaml:"log_level"`
+	RequestTimeout      time.Duration `yaml:"request_timeout"`
+	ShutdownTimeout     time.Duration `yaml:"shutdown_timeout"`
+	Proxies             []proxyConfig `yaml:"proxies"`
+}
+
+type proxyConfig struct {
+	URL     string `yaml:"url"`
+	Country string `yaml:"country"`
+}
+
+func defaultServeConfig() serveConfig {
+	return serveConfig{
+		Addr:            "127.0.0.1:8080",
+		DB:              "data/asa.db",
+		LogFormat:       "text",
+		LogLevel:        "info",
+		RequestTimeout:  90 * time.Second,
+		ShutdownTimeout: 30 * time.Second,
+	}
+}
+
+// configEnv maps environment variables to the keys they set.
+var configEnv = []struct{ env, key string }{
+	{"ASA_ADDR", "addr"}, {"ASA_DB", "db"}, {"ASA_SITEDEFS", "sitedefs"}, {"ASA_PUBLIC_URL", "public_url"},
+	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
+	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
+}
+
+// loadServeConfig resolves the configuration from args, the environment and the file.
+func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	cfg := defaultServeConfig()
+	fl := flag.NewFlagSet("asa serve", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	file := fl.String("config", getenv("ASA_CONFIG"), "YAML configuration file (env ASA_CONFIG)")
+	addr := fl.String("addr", "", "listen address HOST:PORT (env ASA_ADDR; default "+cfg.Addr+")")
+	db := fl.String("db", "", "SQLite database file (env ASA_DB; default "+cfg.DB+")")
+	sd := fl.String("sitedefs", "", "sitedefs directory replacing the embedded set (env ASA_SITEDEFS)")
+	pub := fl.String("public-url", "", "base URL clients use, for docs links (env ASA_PUBLIC_URL; default http://ADDR)")
+	priv := fl.Bool("allow-private-network", false, "let fetches reach private and loopback addresses: tests and local development only (env ASA_ALLOW_PRIVATE_NETWORK)")
+	logFormat := fl.String("log-format", "", "text or json (env ASA_LOG_FORMAT; default text)")
+	logLevel := fl.String("log-level", "", "debug, info, warn or error (env ASA_LOG_LEVEL; default info)")
+	reqTimeout := fl.Duration("request-timeout", 0, "deadline of one synchronous request (env ASA_REQUEST_TIMEOUT; default 90s)")
+	if err := fl.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fl.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected argument %q", fl.Arg(0))
+	}
+	if *file != "" {
+		data, err := os.ReadFile(*file)
+		if err != nil {
+			return cfg, fmt.Errorf("reading config: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil && err != io.EOF {
+			return cfg, fmt.Errorf("config %s: %w", *file, err)
+		}
+	}
+	for _, e := range configEnv {
+		if v := getenv(e.env); v != "" {
+			if err := setKey(&cfg, e.key, v); err != nil {
+				return cfg, fmt.Errorf("%s: %w", e.env, err)
+			}
+		}
+	}
+	set := map[string]bool{}
+	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *addr != "" {
+		cfg.Addr = *addr
+	}
+	if *db != "" {
+		cfg.DB = *db
+	}
+	if *sd != "" {
+		cfg.Sitedefs = *sd
+	}
+	if *pub != "" {
+		cfg.PublicURL = *pub
+	}
+	if set["allow-private-network"] {
+		cfg.AllowPrivateNetwork = *priv
+	}
+	if *logFormat != "" {
+		cfg.LogFormat = *logFormat
+	}
+	if *logLevel != "" {
+		cfg.LogLevel = *logLevel
+	}
+	if *reqTimeout != 0 {
+		cfg.RequestTimeout = *reqTimeout
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + cfg.Addr
+	}
+	switch cfg.LogFormat {
+	case "text", "json":
+	default:
+		return cfg, fmt.Errorf("log format %q: text or json", cfg.LogFormat)
+	}
+	for i, p := range cfg.Proxies {
+		if p.URL == "" || len(p.Country) != 2 {
+			return cfg, fmt.Errorf("proxies[%d]: needs url and a two-letter country", i)
+		}
+	}
+	return cfg, nil
+}
+
+func setKey(cfg *serveConfig, key, v string) error {
+	switch key {
+	case "addr":
+		cfg.Addr = v
+	case "db":
+		cfg.DB = v
+	case "sitedefs":
+		cfg.Sitedefs = v
+	case "public_url":
+		cfg.PublicURL = v
+	case "log_format":
+		cfg.LogFormat = v
+	case "log_level":
+		cfg.LogLevel = v
+	case "allow_private_network":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return err
+		}
+		cfg.AllowPrivateNetwork = b
+	case "request_timeout", "shutdown_timeout":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		if key == "request_timeout" {
+			cfg.RequestTimeout = d
+		} else {
+			cfg.ShutdownTimeout = d
+		}
+	default:
+		return fmt.Errorf("unknown key %s", strings.ToLower(key))
+	}
+	return nil
+}

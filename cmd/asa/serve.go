@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"asa/api"
+	"asa/docs"
+	"asa/engine/fixture"
+	"asa/fixtures"
+	"asa/store"
+)
+
+func newLogger(cfg serveConfig, w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// cmdServe runs the API service until SIGTERM or SIGINT.
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := loadServeConfig(args, os.Getenv, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "asa serve: %v\n", err)
+		return 2
+	}
+	log := newLogger(cfg, stderr)
+	if cfg.AllowPrivateNetwork {
+		log.Warn("!!! --allow-private-network is on: fetches may reach loopback and private addresses. Never run a public service like this.")
+	}
+	reg, diags := loadRegistry(cfg.Sitedefs, stderr)
+	if diags.HasErrors() {
+		log.Error("sitedefs have errors; refusing to start")
+		return 1
+	}
+	db, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		log.Error("opening the database", "path", cfg.DB, "err", err)
+		return 1
+	}
+	defer db.Close()
+	if err := firstRun(ctx, db, cfg, stdout); err != nil {
+		log.Error("creating the first workspace", "err", err)
+		return 1
+	}
+	sandbox, err := fixture.NewSandbox(fixtures.FS, reg)
+	if err != nil {
+		log.Error("loading the sandbox fixtures", "err", err)
+		return 1
+	}
+	live, err := newLiveFetcher(cfg, log)
+	if err != nil {
+		log.Error("configuring outbound fetching", "err", err)
+		return 1
+	}
+	backend := api.NewStoreBackend(db, nil)
+	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout},
+		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
+			Docs: http.StripPrefix("/docs/", http.FileServer(http.FS(docs.FS)))})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		log.Error("listening", "addr", cfg.Addr, "err", err)
+		return 1
+	}
+	log.Info("asa serving", "addr", ln.Addr().String(), "db", cfg.DB, "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs))
+	if err := srv.Serve(ctx, ln); err != nil {
+		log.Error("serving", "err", err)
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+func sitedefSource(dir string) string {
+	if dir == "" {
+		return "embedded"
+	}
+	return dir
+}
+
+// firstRun creates a local workspace with one live and one sandbox key on an empty database and
+// prints them once (design decision 14).
+func firstRun(ctx context.Context, db *store.DB, cfg serveConfig, w io.Writer) error {
+	wss, err := db.Workspaces(ctx)
+	if err != nil || len(wss) > 0 {
+		return err
+	}
+	ws, err := db.CreateWorkspace(ctx, "local", store.PlanFree, 0)
+	if err != nil {
+		return err
+	}
+	live, _, err := db.CreateKey(ctx, ws.ID, false)
+	if err != nil {
+		return err
+	}
+	test, _, err := db.CreateKey(ctx, ws.ID, true)
+	if err != nil {
+		return err
+	}
+	base := cfg.PublicURL
+	fmt.Fprintf(w, `
+First run: created workspace "local" (plan free, %d credits a month) with two keys.
+They are shown once; only their hashes are stored.
+
+  live key:    %s
+  sandbox key: %s
+
+Try the sandbox (fixture pages, never billed, no network):
+  curl '%s/api/v1/amazon/product?api_key=%s&query=B0TEST1234'
+
+Docs: %s/docs/api.md    More keys: asa keys create --db %s --workspace local
+
+`, ws.MonthlyCredits, live, test, base, test, base, cfg.DB)
+	return nil
+}
+
+var _ = time.Second
