@@ -65,7 +65,7 @@ func (c *Client) resolveTarget(ctx context.Context, addr string) (aps []netip.Ad
 // rawDial is the last step of every dial: a net.Dialer whose Control hook re-checks the address the
 // socket really reaches (the boundary; trusted dials, to Resolve answers and configured proxies, skip it).
 func (c *Client) rawDial(ctx context.Context, addr string, guarded bool) (net.Conn, error) {
-	d := &net.Dialer{Timeout: c.opts.DialTimeout, KeepAlive: 30 * time.Second}
+	d := &net.Dialer{Timeout: c.opts.DialTimeout, KeepAlive: 30 * time.Second, Resolver: c.opts.Resolver}
 	if guarded {
 		d.Control = c.guard.control
 	}
@@ -184,7 +184,7 @@ func (c *Client) connectTunnel(ctx context.Context, p *proxyState, target string
 	if err != nil {
 		return nil, &proxyError{p: p, err: err}
 	}
-	resp.Body.Close()
+	// The body of a 2xx CONNECT answer is the tunnel: never read or close it (Close would drain it).
 	if resp.StatusCode != http.StatusOK {
 		return nil, &proxyError{p: p, err: fmt.Errorf("CONNECT %s: %s", target, resp.Status)}
 	}

@@ -60,18 +60,18 @@ var (
 	)
 	globalV6 = netip.MustParsePrefix("2000::/3")
 	deniedV6 = prefixes(
-		"2001::/23",          // IETF protocol assignments, includes Teredo 2001::/32
-		"2001:db8::/32",      // documentation
-		"2002::/16",          // 6to4: embeds IPv4 addresses
-		"3fff::/20",          // documentation
-		"2620:4f:8000::/48",  // AS112
-		"fd00:ec2::254/128",  // AWS IMDS (outside 2000::/3 already; listed for the record)
-		"64:ff9b::/96",       // NAT64 (idem)
-		"64:ff9b:1::/48",     // local-use NAT64 (idem)
-		"::ffff:0:0/96",      // IPv4-mapped that was not unmapped (idem)
-		"ff00::/8",           // multicast (idem)
-		"fe80::/10",          // link-local (idem)
-		"fc00::/7",           // unique local (idem)
+		"2001::/23",         // IETF protocol assignments, includes Teredo 2001::/32
+		"2001:db8::/32",     // documentation
+		"2002::/16",         // 6to4: embeds IPv4 addresses
+		"3fff::/20",         // documentation
+		"2620:4f:8000::/48", // AS112
+		"fd00:ec2::254/128", // AWS IMDS (outside 2000::/3 already; listed for the record)
+		"64:ff9b::/96",      // NAT64 (idem)
+		"64:ff9b:1::/48",    // local-use NAT64 (idem)
+		"::ffff:0:0/96",     // IPv4-mapped that was not unmapped (idem)
+		"ff00::/8",          // multicast (idem)
+		"fe80::/10",         // link-local (idem)
+		"fc00::/7",          // unique local (idem)
 		"::/128", "::1/128", // unspecified, loopback (idem)
 	)
 	// deniedNames are refused at parse time (they resolve to private space where they resolve at all).
@@ -385,13 +385,4 @@ func allIn(s, set string) bool {
 		}
 	}
 	return true
-}
-
-// hostPortAddr parses the "host:port" net/http dials into a literal address when it is one.
-func hostPortAddr(addr string) (netip.AddrPort, bool) {
-	ap, err := netip.ParseAddrPort(addr)
-	if err == nil {
-		return ap, true
-	}
-	return netip.AddrPort{}, false
 }

@@ -11,19 +11,20 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultMaxBodyBytes   = 10 << 20
-	DefaultAttemptTimeout = 20 * time.Second
-	DefaultIdleTimeout    = 15 * time.Second
-	DefaultDialTimeout    = 5 * time.Second
-	DefaultDNSTimeout     = 3 * time.Second
-	DefaultTLSTimeout     = 10 * time.Second
-	DefaultMaxAttempts    = 3
-	DefaultMaxRedirects   = 5
-	DefaultMaxRetryAfter  = 10 * time.Second
-	DefaultProxyFailures  = 3
-	DefaultProxyCooldown  = time.Minute
-	DefaultBackoffBase    = 250 * time.Millisecond
-	DefaultBackoffMax     = 4 * time.Second
+	DefaultMaxBodyBytes    = 10 << 20
+	DefaultAttemptTimeout  = 20 * time.Second
+	DefaultIdleTimeout     = 15 * time.Second
+	DefaultDialTimeout     = 5 * time.Second
+	DefaultDNSTimeout      = 3 * time.Second
+	DefaultTLSTimeout      = 10 * time.Second
+	DefaultMaxAttempts     = 3
+	DefaultMaxRedirects    = 5
+	DefaultMaxRetryAfter   = 10 * time.Second
+	DefaultProxyFailures   = 3
+	DefaultProxyCooldown   = time.Minute
+	DefaultBackoffBase     = 250 * time.Millisecond
+	DefaultBackoffMax      = 4 * time.Second
+	DefaultMaxConnsPerHost = 32
 )
 
 // Options configures a Client. The zero value is usable: direct egress, guard on, defaults above.
@@ -52,6 +53,12 @@ type Options struct {
 	Backoff Backoff
 	// MaxRetryAfter caps how long a Retry-After of a 429/503 is honoured (default 10s).
 	MaxRetryAfter time.Duration
+
+	// MaxConnsPerHost caps the connections to one host per egress (direct, or one proxy); requests
+	// beyond it wait for a connection. HTTP/2 multiplexes many requests over each; for HTTP/1.1 it is
+	// the per-host concurrency. Default 32; negative: no cap (a cold start of 1,000 concurrent
+	// requests then pays 1,000 TLS handshakes).
+	MaxConnsPerHost int
 
 	// Proxies is the egress pool. Empty: direct egress.
 	Proxies []Proxy
@@ -135,6 +142,11 @@ func (o *Options) withDefaults() {
 	}
 	if o.MaxRedirects == 0 {
 		o.MaxRedirects = DefaultMaxRedirects
+	}
+	if o.MaxConnsPerHost == 0 {
+		o.MaxConnsPerHost = DefaultMaxConnsPerHost
+	} else if o.MaxConnsPerHost < 0 {
+		o.MaxConnsPerHost = 0
 	}
 	if o.ProxyFailures <= 0 {
 		o.ProxyFailures = DefaultProxyFailures

@@ -1,0 +1,136 @@
+package fetch
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
+)
+
+// AcceptEncoding is what we decode, sent by default.
+const AcceptEncoding = "gzip, deflate, br, zstd"
+
+// zstdMaxWindow bounds the zstd window a target may ask for (the format allows far more).
+const zstdMaxWindow = 8 << 20
+
+// readBody reads body, undoing a single Content-Encoding layer, into memory. Both the wire bytes
+// and the decoded bytes are capped at max; over either: ErrTooLarge (or, with truncate, the first
+// max decoded bytes and truncated=true). Memory stays near max plus the decoder's window.
+func readBody(body io.Reader, contentEncoding string, max int64, truncate bool) (out []byte, truncated bool, err error) {
+	codings := parseCodings(contentEncoding)
+	if len(codings) > 1 {
+		return nil, false, fmt.Errorf("%w: %q (one layer at most)", ErrUnsupportedEncoding, contentEncoding)
+	}
+	wire := &capReader{r: body, left: max + 1}
+	var r io.Reader = wire
+	if len(codings) == 1 {
+		br := bufio.NewReaderSize(wire, 512)
+		if _, err := br.Peek(1); err == io.EOF {
+			return []byte{}, false, nil // an empty body needs no decoder (HEAD, 204, 304)
+		}
+		switch codings[0] {
+		case "gzip", "x-gzip":
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				return nil, false, fmt.Errorf("gzip: %w", err)
+			}
+			defer zr.Close()
+			r = zr
+		case "deflate":
+			// RFC 9110 deflate is zlib-wrapped; some servers send raw deflate, as browsers accept.
+			hdr, _ := br.Peek(2)
+			if len(hdr) == 2 && hdr[0]&0x0f == 8 && (uint16(hdr[0])<<8|uint16(hdr[1]))%31 == 0 {
+				zr, err := zlib.NewReader(br)
+				if err != nil {
+					return nil, false, fmt.Errorf("deflate: %w", err)
+				}
+				defer zr.Close()
+				r = zr
+			} else {
+				fr := flate.NewReader(br)
+				defer fr.Close()
+				r = fr
+			}
+		case "br":
+			r = brotli.NewReader(br)
+		case "zstd":
+			zr, err := zstd.NewReader(br,
+				zstd.WithDecoderConcurrency(1),
+				zstd.WithDecoderLowmem(true),
+				zstd.WithDecoderMaxWindow(zstdMaxWindow),
+				zstd.WithDecoderMaxMemory(uint64(max)+1))
+			if err != nil {
+				return nil, false, fmt.Errorf("zstd: %w", err)
+			}
+			defer zr.Close()
+			r = zr
+		default:
+			return nil, false, fmt.Errorf("%w: %q", ErrUnsupportedEncoding, codings[0])
+		}
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, max+1))
+	if wire.over() {
+		if truncate {
+			return buf.Bytes()[:min(n, max)], true, nil
+		}
+		return nil, false, fmt.Errorf("%w: more than %d bytes on the wire", ErrTooLarge, max)
+	}
+	if err != nil {
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			if truncate {
+				return buf.Bytes()[:min(n, max)], true, nil
+			}
+			return nil, false, fmt.Errorf("%w: %v", ErrTooLarge, err)
+		}
+		return nil, false, err
+	}
+	if n > max {
+		if truncate {
+			return buf.Bytes()[:max], true, nil
+		}
+		return nil, false, fmt.Errorf("%w: more than %d bytes decoded", ErrTooLarge, max)
+	}
+	return buf.Bytes(), false, nil
+}
+
+// parseCodings lists the Content-Encoding layers, lower-case, without identity.
+func parseCodings(h string) []string {
+	var out []string
+	for _, c := range strings.Split(h, ",") {
+		c = strings.ToLower(strings.TrimSpace(c))
+		if c == "" || c == "identity" {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// capReader reads at most left bytes (the cap plus one); over reports that the cap was passed.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *capReader) over() bool { return c.left <= 0 }

@@ -1,0 +1,286 @@
+package farm
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// client reaches the farm for any host name, over TLS (HTTP/2) or plain HTTP.
+func client(f *Farm) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	return &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{
+			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return d.DialContext(ctx, network, f.Addr())
+			},
+			TLSClientConfig:    &tls.Config{RootCAs: f.CertPool()},
+			ForceAttemptHTTP2:  true,
+			DisableCompression: true,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+func newFarm(t *testing.T, o Options) *Farm {
+	t.Helper()
+	f, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func fetch(t *testing.T, c *http.Client, url string) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("%s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestServeHandlersTLSAndPlain(t *testing.T) {
+	f := newFarm(t, Options{})
+	f.HandleFunc("www.amazon.com", "/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "amazon root %s", r.Proto) })
+	f.HandleFunc("www.amazon.com", "/dp/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "amazon dp %s", r.Proto) })
+	f.HandleFunc("*", "/dp/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "any dp") })
+	c := client(f)
+	for url, want := range map[string]string{
+		"https://www.amazon.com/dp/B0":  "amazon dp HTTP/2.0",
+		"https://WWW.AMAZON.COM/x":      "amazon root HTTP/2.0",
+		"http://www.amazon.com/dp/B0":   "amazon dp HTTP/1.1",
+		"https://www.amazon.de/dp/B0":   "any dp",
+		"https://www.youtube.com/watch": "farm: no page",
+	} {
+		resp, body := fetch(t, c, url)
+		if !strings.Contains(body, want) {
+			t.Errorf("%s: %d %q, want %q", url, resp.StatusCode, body, want)
+		}
+		if strings.HasPrefix(url, "https") && resp.TLS.PeerCertificates[0].DNSNames[0] != strings.ToLower(strings.Split(url, "/")[2]) {
+			t.Errorf("%s: certificate for %v", url, resp.TLS.PeerCertificates[0].DNSNames)
+		}
+	}
+	if n := f.Count("www.amazon.com", "/dp/"); n != 2 {
+		t.Errorf("count %d", n)
+	}
+	if n := f.Count("", ""); n != 5 {
+		t.Errorf("total %d", n)
+	}
+	// Resolve maps the hosts the farm serves, never IP literals or localhost
+	for hp, ok := range map[string]bool{"www.amazon.com:443": true, "www.amazon.com:80": true, "www.amazon.de:443": false, "127.0.0.1:443": false, "localhost:443": false} {
+		if _, got := f.Resolve(hp); got != ok {
+			t.Errorf("Resolve(%s) = %v", hp, got)
+		}
+	}
+}
+
+func TestPagesDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "www.reddit.com", "r", "golang"), 0o755)
+	os.WriteFile(filepath.Join(dir, "www.reddit.com", "r", "golang", "index.html"), []byte("<h1>r/golang</h1>"), 0o644)
+	os.WriteFile(filepath.Join(dir, "www.reddit.com", "about.html"), []byte("<h1>about</h1>"), 0o644)
+	os.WriteFile(filepath.Join(dir, "www.reddit.com", "data.json"), []byte(`{"a":1}`), 0o644)
+	f := newFarm(t, Options{Pages: dir})
+	c := client(f)
+	for url, want := range map[string]string{
+		"https://www.reddit.com/r/golang/": "r/golang",
+		"https://www.reddit.com/about":     "about",
+		"https://www.reddit.com/data.json": `{"a":1}`,
+		"https://www.reddit.com/../../etc": "no page",
+	} {
+		_, body := fetch(t, c, url)
+		if !strings.Contains(body, want) {
+			t.Errorf("%s: %q", url, body)
+		}
+	}
+	resp, _ := fetch(t, c, "https://www.reddit.com/data.json")
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("content type %q", ct)
+	}
+	if _, ok := f.Resolve("www.reddit.com:443"); !ok {
+		t.Error("directory host not resolved")
+	}
+}
+
+func TestFaultsAndControl(t *testing.T) {
+	f := newFarm(t, Options{Hosts: []string{"*"}})
+	f.HandleFunc("*", "/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "page "+r.URL.Path) })
+	c := client(f)
+	ctl := func(q string) string {
+		resp, err := http.Get(f.ControlURL() + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", q, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	ctl("/__farm/fault?kind=status&status=429&retry_after=7&host=www.amazon.com&path=/dp/&times=2")
+	for i, want := range []int{429, 429, 200} {
+		resp, _ := fetch(t, c, "https://www.amazon.com/dp/B0")
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		}
+		if want == 429 && resp.Header.Get("Retry-After") != "7" {
+			t.Fatal("no Retry-After")
+		}
+	}
+	ctl("/__farm/fault?kind=captcha&path=/s")
+	if _, body := fetch(t, c, "https://www.amazon.de/s?k=x"); !strings.Contains(body, "validateCaptcha") {
+		t.Fatal("no captcha")
+	}
+	ctl("/__farm/fault?kind=redirect&location=/dp/OTHER&path=/dp/OLD")
+	if resp, _ := fetch(t, c, "https://www.amazon.com/dp/OLD"); resp.StatusCode != 302 || resp.Header.Get("Location") != "/dp/OTHER" {
+		t.Fatalf("redirect: %d %v", resp.StatusCode, resp.Header)
+	}
+	ctl("/__farm/fault?kind=slow&delay=100ms&path=/slow")
+	start := time.Now()
+	if _, body := fetch(t, c, "https://www.amazon.com/slow"); body != "page /slow" || time.Since(start) < 100*time.Millisecond {
+		t.Fatal("slow")
+	}
+	ctl("/__farm/fault?kind=drip&bps=200&path=/drip")
+	start = time.Now()
+	if _, body := fetch(t, c, "https://www.amazon.com/drip"); body != "page /drip" || time.Since(start) < 40*time.Millisecond {
+		t.Fatalf("drip %q in %v", body, time.Since(start))
+	}
+	ctl("/__farm/fault?kind=bomb&size=5000000&path=/bomb")
+	resp, err := c.Get("https://www.amazon.com/bomb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, zr)
+	resp.Body.Close()
+	if err != nil || n != 5<<20 {
+		t.Fatalf("bomb decoded %d bytes (%v)", n, err)
+	}
+	ctl("/__farm/fault?kind=reset&path=/reset")
+	for _, u := range []string{"https://www.amazon.com/reset", "http://www.amazon.com/reset"} {
+		if _, err := c.Get(u); err == nil {
+			t.Fatalf("%s: no error", u)
+		}
+	}
+	var counts map[string]int
+	json.Unmarshal([]byte(ctl("/__farm/counts")), &counts)
+	if counts["www.amazon.com/dp/B0"] != 3 {
+		t.Fatalf("counts %v", counts)
+	}
+	if got := ctl("/__farm/counts?host=www.amazon.com&path=/dp/"); !strings.Contains(got, `"count":4`) {
+		t.Fatalf("count %s", got)
+	}
+	ctl("/__farm/reset")
+	if _, body := fetch(t, c, "https://www.amazon.com/reset"); body != "page /reset" {
+		t.Fatal("faults not cleared")
+	}
+	if f.Count("", "") != 1 {
+		t.Fatal("counts not reset")
+	}
+	for _, bad := range []string{"kind=nope", "kind=redirect", "kind=status&status=x", "kind=slow&delay=soon"} {
+		resp, _ := http.Get(f.ControlURL() + "/__farm/fault?" + bad)
+		if resp.StatusCode != 400 {
+			t.Errorf("%s: %d", bad, resp.StatusCode)
+		}
+		resp.Body.Close()
+	}
+	if pemText := ctl("/__farm/ca.pem"); !strings.Contains(pemText, "BEGIN CERTIFICATE") {
+		t.Fatal("no CA")
+	}
+}
+
+func TestLatencyAndConcurrency(t *testing.T) {
+	f := newFarm(t, Options{Latency: 50 * time.Millisecond, ControlAddr: "off"})
+	f.HandleFunc("www.amazon.com", "/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
+	c := client(f)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Get("https://www.amazon.com/")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+		}()
+	}
+	wg.Wait()
+	if el := time.Since(start); el < 50*time.Millisecond || el > 5*time.Second {
+		t.Fatalf("50 concurrent requests with 50ms latency took %v", el)
+	}
+	if f.ControlURL() != "" {
+		t.Fatal("control endpoint not off")
+	}
+}
+
+func TestMain_(t *testing.T) {
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	var mu sync.Mutex
+	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
+	done := make(chan error, 1)
+	go func() {
+		done <- Main(ctx, []string{"--addr", "127.0.0.1:0", "--control-addr", "off", "--ca-out", caFile}, w)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		s := out.String()
+		mu.Unlock()
+		if strings.Contains(s, "serving") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no start: %s", s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := pem.Decode(b)
+	cert, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil || !cert.IsCA {
+		t.Fatalf("CA: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := Main(context.Background(), []string{"--bogus"}, io.Discard); err == nil {
+		t.Fatal("bad flag accepted")
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
