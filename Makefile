@@ -5,7 +5,7 @@ CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench fuzz clean
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench loadtest fuzz clean
 
 all: build
 
@@ -52,6 +52,10 @@ generate-check:
 ## bench: extraction against parse-only on the largest corpus pages (ms per page, allocations, x-parse ratio)
 bench:
 	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./fixtures/ ./engine/dom/ ./engine/funcs/
+
+## loadtest: rate, burst and concurrency ceilings under load, and the service's overhead per request
+loadtest:
+	$(GO) run ./cmd/loadtest
 
 FUZZTIME ?= 20s
 ## fuzz: every fuzz target for FUZZTIME each

@@ -17,8 +17,14 @@ type Limits struct {
 const BurstWindow = 3 * time.Second
 
 // limiter enforces every key's limits on this node. Each key has a concurrency counter, a token bucket
-// for the sustained rate (capacity Burst), and a ring of its last Burst admission times so that no
-// 3-second window admits more than Burst: the bucket alone would allow Burst + 3*RPS in one window.
+// for the sustained rate (capacity Burst), and a ring of its last admission times so that no
+// 3-second window admits more than the window ceiling: the bucket alone would allow Burst + 3*RPS in
+// one window.
+//
+// The window ceiling is Burst, but never less than what the sustained rate itself admits in 3 s: the
+// spec's table gives Pro 25 RPS sustained with a burst of 60 for 3 s, which read literally would cap
+// Pro at 20 RPS. max(Burst, 3*RPS) keeps Free, Vibe and Custom-as-2x exactly as written and lets
+// every plan reach its sustained rate.
 type limiter struct {
 	mu   sync.Mutex
 	keys map[int64]*keyState
@@ -54,13 +60,14 @@ func (l *limiter) acquire(key int64, lim Limits) decision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	window := WindowCeiling(lim)
 	st := l.keys[key]
 	if st == nil {
-		st = &keyState{tokens: float64(lim.Burst), last: now, ring: make([]time.Time, max(lim.Burst, 1))}
+		st = &keyState{tokens: float64(lim.Burst), last: now, ring: make([]time.Time, window)}
 		l.keys[key] = st
 	}
-	if len(st.ring) != max(lim.Burst, 1) { // the plan changed
-		st.ring, st.head, st.count = make([]time.Time, max(lim.Burst, 1)), 0, 0
+	if len(st.ring) != window { // the plan changed
+		st.ring, st.head, st.count = make([]time.Time, window), 0, 0
 	}
 	// Refill the bucket.
 	st.tokens = math.Min(float64(lim.Burst), st.tokens+now.Sub(st.last).Seconds()*lim.RPS)
@@ -108,6 +115,11 @@ func (l *limiter) release(key int64) {
 		st.inFlight--
 		st.idleAt = l.now()
 	}
+}
+
+// WindowCeiling is the most requests a key may have admitted in any BurstWindow.
+func WindowCeiling(lim Limits) int {
+	return max(lim.Burst, int(math.Ceil(lim.RPS*BurstWindow.Seconds())), 1)
 }
 
 // retryAfterSeconds rounds a wait up to whole seconds, at least 1, for the Retry-After header.

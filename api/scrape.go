@@ -156,7 +156,12 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()
+		runStart := s.now()
 		res, err := plan.Run(ctx, params, fetcher)
+		runTime := s.now().Sub(runStart)
+		if s.deps.Timing != nil {
+			defer func() { s.deps.Timing(plan.ID, s.now().Sub(start), runTime) }()
+		}
 		if err != nil {
 			var re *engine.RunError
 			if errors.As(err, &re) {

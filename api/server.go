@@ -143,6 +143,9 @@ type Deps struct {
 	Now func() time.Time
 	// Docs serves /docs/* (the API reference), when set.
 	Docs http.Handler
+	// Timing, when set, receives each scrape's total handler time and the part spent running the
+	// plan (fetch and extraction): the difference is the service's own overhead (make loadtest).
+	Timing func(endpoint string, total, run time.Duration)
 }
 
 // Server is the API service.
