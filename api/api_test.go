@@ -418,3 +418,38 @@ func TestHealthReadyMetrics(t *testing.T) {
 		t.Errorf("unknown path: %d %s", r.status, r.raw)
 	}
 }
+
+// TestGracefulShutdown: on shutdown an in-flight request finishes and is billed; new connections are
+// refused; Serve returns cleanly.
+func TestGracefulShutdown(t *testing.T) {
+	e := start(t, store.PlanFree, 0)
+	got := make(chan reply, 1)
+	go func() { got <- e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=HOLD02") }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		e.target.mu.Lock()
+		n := e.target.hits
+		e.target.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.cancel() // what SIGTERM does in asa serve
+	time.Sleep(100 * time.Millisecond)
+	close(e.target.hold)
+	r := <-got
+	if r.status != 200 || r.header.Get("Asa-Cost") != "5" {
+		t.Fatalf("in-flight request: %d %s", r.status, r.raw)
+	}
+	if err := <-e.done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	e.done <- nil // for the cleanup
+	if used, _ := e.db.CreditsUsed(context.Background(), e.ws.ID, time.Now()); used != 5 {
+		t.Errorf("the in-flight request was not billed exactly once: %d", used)
+	}
+	if _, err := http.Get(e.base + "/healthz"); err == nil {
+		t.Error("new connections still accepted after shutdown")
+	}
+}

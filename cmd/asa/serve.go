@@ -72,6 +72,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Error("listening", "addr", cfg.Addr, "err", err)
 		return 1
 	}
+	go purgeRevoked(ctx, db, log)
 	log.Info("asa serving", "addr", ln.Addr().String(), "db", cfg.DB, "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs))
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serving", "err", err)
@@ -124,4 +125,22 @@ Docs: %s/docs/api.md    More keys: asa keys create --db %s --workspace local
 	return nil
 }
 
-var _ = time.Second
+// purgeRevoked deletes, at start and then daily, the usage of keys revoked more than 90 days ago
+// (spec 5.8: their history stays visible 90 days).
+func purgeRevoked(ctx context.Context, db *store.DB, log *slog.Logger) {
+	t := time.NewTicker(24 * time.Hour)
+	defer t.Stop()
+	for {
+		p, err := db.PurgeRevoked(ctx, time.Now())
+		if err != nil && ctx.Err() == nil {
+			log.Warn("purging revoked keys", "err", err)
+		} else if p.Keys > 0 {
+			log.Info("purged revoked keys older than 90 days", "keys", p.Keys, "usage_rows", p.Usage, "request_rows", p.Requests)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestServeFirstRunSandbox is the README's first five minutes: an empty database gets a workspace and
+// two keys printed once, and the printed sandbox curl returns a product through the real extraction.
+func TestServeFirstRunSandbox(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "data", "asa.db")
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--log-format", "json"}, stdout, stderr) }()
+	var curl string
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := regexp.MustCompile(`curl '([^']+)'`).FindStringSubmatch(stdout.String()); m != nil {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				curl = m[1]
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if curl == "" {
+		cancel()
+		t.Fatalf("no curl line or no listener; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	resp, err := http.Get(curl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("sandbox curl: %d %s", resp.StatusCode, body)
+	}
+	var product map[string]any
+	if err := json.Unmarshal(body, &product); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "title", "price", "currency"} {
+		if product[k] == nil {
+			t.Errorf("sandbox product lacks %s: %s", k, body)
+		}
+	}
+	if resp.Header.Get("Asa-Cost") != "0" || resp.Header.Get("Asa-Extractor-Version") == "" {
+		t.Errorf("headers: %v", resp.Header)
+	}
+	// The live key works against the store too: without network it cannot fetch, but it is known.
+	live := regexp.MustCompile(`live key:\s+(asa_live_\w+)`).FindStringSubmatch(stdout.String())
+	if live == nil {
+		t.Fatal("no live key printed")
+	}
+	r2, err := http.Get(fmt.Sprintf("http://%s/api/v1/amazon/product?api_key=%s&query=short", addr, live[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != 400 {
+		t.Errorf("invalid query with the live key: %d, want 400", r2.StatusCode)
+	}
+	// Keys are printed once: a restart on the same database prints none.
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), live[1]) {
+		t.Error("the log contains a full key")
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	out2 := &lockedBuffer{}
+	go func() { done <- run(ctx2, []string{"serve", "--addr", freeAddr(t), "--db", db}, out2, io.Discard) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel2()
+	<-done
+	if strings.Contains(out2.String(), "live key") {
+		t.Error("keys printed again on a second start")
+	}
+	for _, f := range []string{db, db + "-wal"} {
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte(live[1])) {
+			t.Errorf("%s holds the full key", filepath.Base(f))
+		}
+	}
+}
+
+func TestKeysCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "asa.db")
+	ctx := context.Background()
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"keys", "create", "--db", db, "--workspace", "acme", "--plan", "pro"}, &out, &errb); code != 0 {
+		t.Fatalf("create: %d %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	key := lines[len(lines)-1]
+	if !regexp.MustCompile(`^asa_live_[0-9A-Za-z]{36}$`).MatchString(key) {
+		t.Fatalf("last line is not the key alone: %q", key)
+	}
+	short := key[len("asa_live_") : len("asa_live_")+12]
+	out.Reset()
+	if code := run(ctx, []string{"keys", "list", "--db", db}, &out, &errb); code != 0 || !strings.Contains(out.String(), short) || !strings.Contains(out.String(), "active") {
+		t.Fatalf("list: %d %s", code, out.String())
+	}
+	if strings.Contains(out.String(), key) {
+		t.Error("list shows the full key")
+	}
+	out.Reset()
+	if code := run(ctx, []string{"keys", "revoke", short, "--db", db}, &out, &errb); code != 0 {
+		t.Fatalf("revoke: %d %s", code, errb.String())
+	}
+	out.Reset()
+	run(ctx, []string{"keys", "list", "--db", db}, &out, &errb)
+	if !strings.Contains(out.String(), "revoked") {
+		t.Errorf("after revoke: %s", out.String())
+	}
+	if code := run(ctx, []string{"keys", "revoke", "nosuchprefix", "--db", db}, &out, &errb); code != 1 {
+		t.Errorf("revoking an unknown prefix: exit %d", code)
+	}
+	out.Reset()
+	if code := run(ctx, []string{"usage", "--db", db, "--workspace", "acme"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "this month 0 of 410000") {
+		t.Errorf("usage: %d %s", code, out.String())
+	}
+}
