@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -541,5 +543,81 @@ func TestThousandInFlight(t *testing.T) {
 		(lat[499] - delay).Round(time.Millisecond), (lat[989] - delay).Round(time.Millisecond), (lat[999] - delay).Round(time.Millisecond))
 	if failed.Load() != 0 {
 		t.Fatalf("%d requests failed", failed.Load())
+	}
+}
+
+// TestStalledTargets: a target that accepts and never answers, and one that never finishes TLS,
+// end at the attempt deadline.
+func TestStalledTargets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	resolve := func(string) (string, bool) { return ln.Addr().String(), true }
+	c, _ := newTestClient(t, Options{Resolve: resolve, MaxAttempts: 2, AttemptTimeout: 150 * time.Millisecond})
+	for _, u := range []string{"http://stall.example/", "https://stall.example/"} {
+		start := time.Now()
+		resp, err := c.Fetch(context.Background(), &engine.Request{URL: u})
+		wantErr(t, err, errcode.TargetUnreachable, "timeout")
+		if el := time.Since(start); el > 2*time.Second || resp.Attempts != 2 {
+			t.Fatalf("%s: %v, %d attempts", u, el, resp.Attempts)
+		}
+	}
+}
+
+func TestClientHintsFollowUserAgent(t *testing.T) {
+	h := browserHeaders("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/141.0.0.0 Safari/537.36")
+	if !strings.Contains(h.Get("Sec-Ch-Ua"), `"Google Chrome";v="141"`) || h.Get("Sec-Ch-Ua-Platform") != `"macOS"` {
+		t.Fatal(h)
+	}
+	h = browserHeaders("Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0")
+	if h.Get("Sec-Ch-Ua") != "" {
+		t.Fatal("client hints for Firefox")
+	}
+	if !strings.Contains(browserHeaders(DefaultUserAgent).Get("Sec-Ch-Ua"), ChromeVersion) {
+		t.Fatal("default")
+	}
+}
+
+// TestStaticResolveAndCAFile: how `asa serve` reaches a farm started by `asa farm`.
+func TestStaticResolveAndCAFile(t *testing.T) {
+	f := newFarm(t)
+	caFile := t.TempDir() + "/ca.pem"
+	if err := os.WriteFile(caFile, f.CACertPEM(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := CertPoolFromFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve, err := StaticResolve(f.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for hp, ok := range map[string]bool{"www.amazon.com:443": true, "x.test:80": true, "127.0.0.1:443": false, "[::1]:443": false, "localhost:80": false} {
+		if _, got := resolve(hp); got != ok {
+			t.Errorf("%s: %v", hp, got)
+		}
+	}
+	c, _ := newTestClient(t, Options{Resolve: resolve, RootCAs: pool})
+	resp, err := get(c, context.Background(), "https://www.google.com/dp/B0", nil)
+	if err != nil || resp.Status != 200 {
+		t.Fatal(err)
+	}
+	if _, err := StaticResolve("farm:8443"); err == nil {
+		t.Fatal("name accepted")
+	}
+	if _, err := CertPoolFromFile(os.DevNull); err == nil {
+		t.Fatal("empty CA file accepted")
 	}
 }

@@ -4,8 +4,11 @@
 // SNI asks for.
 //
 // Clients reach it through fetch.Options{Resolve: farm.Resolve, RootCAs: farm.CertPool()} (or a
-// proxy that can reach the farm's loopback address). Content comes from handlers registered with
-// Handle(host, pathPrefix, h) and from a directory (Options.Pages, served as DIR/<host>/<path>).
+// proxy that can reach the farm's loopback address); a farm run by `asa farm` is reached with
+// fetch.StaticResolve(addr) and fetch.CertPoolFromFile(the --ca-out file). Content comes from handlers
+// registered with Handle(host, pathPrefix, h), from recorded pages registered with HandleURL(url, h)
+// (exact path, query parameters required: fixture pages), and from a directory (Options.Pages, served
+// as DIR/<host>/<path>).
 //
 // Faults are switched per host and path prefix, from Go (SetFault, ClearFaults) or over the control
 // endpoint on its own plain-HTTP port (/__farm/fault?kind=status&status=500&host=...&times=2, see

@@ -13,9 +13,11 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,7 +63,10 @@ type Farm struct {
 
 type route struct {
 	host, prefix string
-	h            http.Handler
+	// exact routes (HandleURL) match the path exactly and need their query parameters present.
+	exact bool
+	query url.Values
+	h     http.Handler
 }
 
 // New starts a Farm. Close it when done.
@@ -189,6 +194,24 @@ func (f *Farm) Handle(host, pathPrefix string, h http.Handler) {
 	f.routes = append(f.routes, route{host: host, prefix: pathPrefix, h: h})
 }
 
+// HandleURL serves requests for exactly rawURL's host and path that carry at least rawURL's query
+// parameters (a recorded page: https://www.amazon.com/s?k=duffel+bag&page=2). It beats Handle
+// routes of the same host; among HandleURL routes the one naming more parameters wins.
+func (f *Farm) HandleURL(rawURL string, h http.Handler) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("farm: HandleURL: %q is not an absolute URL", rawURL)
+	}
+	p := u.Path
+	if p == "" {
+		p = "/"
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.routes = append(f.routes, route{host: normHost(u.Hostname()), prefix: p, exact: true, query: u.Query(), h: h})
+	return nil
+}
+
 // HandleFunc is Handle with a function.
 func (f *Farm) HandleFunc(host, pathPrefix string, h func(http.ResponseWriter, *http.Request)) {
 	f.Handle(host, pathPrefix, http.HandlerFunc(h))
@@ -276,7 +299,7 @@ func (f *Farm) serve(w http.ResponseWriter, r *http.Request) {
 
 // content serves a page from the handlers or the Pages directory.
 func (f *Farm) content(w http.ResponseWriter, r *http.Request, host string) {
-	if h := f.handler(host, r.URL.Path); h != nil {
+	if h := f.handler(host, r.URL); h != nil {
 		h.ServeHTTP(w, r)
 		return
 	}
@@ -288,22 +311,56 @@ func (f *Farm) content(w http.ResponseWriter, r *http.Request, host string) {
 	fmt.Fprintf(w, "<!doctype html><title>Not found</title><h1>farm: no page for %s%s</h1>\n", host, htmlEscape(r.URL.Path))
 }
 
-func (f *Farm) handler(host, p string) http.Handler {
+func (f *Farm) handler(host string, u *url.URL) http.Handler {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	// an exact host beats "*", then the longest prefix, then the latest registration.
+	// an exact host beats "*"; then a HandleURL route (the more query parameters, the better); then
+	// the longest prefix; then the latest registration.
 	var best http.Handler
-	bestExact, bestLen := false, -1
+	var bestScore [4]int
+	q := u.Query()
 	for _, rt := range f.routes {
-		if rt.host != host && rt.host != "*" || !strings.HasPrefix(p, rt.prefix) {
+		if rt.host != host && rt.host != "*" {
 			continue
 		}
-		exact := rt.host == host
-		if exact && !bestExact || exact == bestExact && len(rt.prefix) >= bestLen {
-			best, bestExact, bestLen = rt.h, exact, len(rt.prefix)
+		score := [4]int{0, 0, 0, len(rt.prefix)}
+		if rt.host == host {
+			score[0] = 1
+		}
+		if rt.exact {
+			if u.Path != rt.prefix || !queryHas(q, rt.query) {
+				continue
+			}
+			score[1], score[2] = 1, len(rt.query)
+		} else if !strings.HasPrefix(u.Path, rt.prefix) {
+			continue
+		}
+		if best == nil || !scoreLess(score, bestScore) {
+			best, bestScore = rt.h, score
 		}
 	}
 	return best
+}
+
+func scoreLess(a, b [4]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+func queryHas(q, want url.Values) bool {
+	for k, vs := range want {
+		have := q[k]
+		for _, v := range vs {
+			if !slices.Contains(have, v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (f *Farm) serveFile(w http.ResponseWriter, r *http.Request, host string) bool {

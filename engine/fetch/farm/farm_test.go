@@ -284,3 +284,27 @@ func TestMain_(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestHandleURL(t *testing.T) {
+	f := newFarm(t, Options{ControlAddr: "off"})
+	text := func(s string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, s) })
+	}
+	f.Handle("www.amazon.com", "/", text("prefix"))
+	f.HandleURL("https://www.amazon.com/s?k=duffel+bag", text("page1"))
+	f.HandleURL("https://www.amazon.com/s?k=duffel+bag&page=2", text("page2"))
+	if err := f.HandleURL("/relative", text("x")); err == nil {
+		t.Fatal("relative URL accepted")
+	}
+	c := client(f)
+	for u, want := range map[string]string{
+		"https://www.amazon.com/s?k=duffel+bag":                   "page1",
+		"https://www.amazon.com/s?page=2&k=duffel+bag&ref=sr_pg2": "page2",
+		"https://www.amazon.com/s?k=other":                        "prefix",
+		"https://www.amazon.com/s/x?k=duffel+bag":                 "prefix",
+	} {
+		if _, body := fetch(t, c, u); body != want {
+			t.Errorf("%s: %q, want %q", u, body, want)
+		}
+	}
+}
