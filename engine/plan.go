@@ -217,6 +217,18 @@ func (p *Plan) RuleCodes() []errcode.Code {
 	return out
 }
 
+// RuleIDs lists the plan's rule ids: the site's (shared by every endpoint of the site) and the
+// endpoint's own, for fixture coverage.
+func (p *Plan) RuleIDs() (site, own []string) {
+	for _, r := range p.Site.Rules {
+		site = append(site, r.ID)
+	}
+	for _, r := range p.Endpoint.Rules {
+		own = append(own, r.ID)
+	}
+	return site, own
+}
+
 // ExampleParams returns parameters built from the declared examples, for docs and the negative checks.
 func (p *Plan) ExampleParams() url.Values {
 	v := url.Values{}

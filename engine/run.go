@@ -321,6 +321,7 @@ func (r *run) step(st *step) error {
 		return err
 	}
 	var lastBlock *errcode.Error
+	lastRule := ""
 	for attempt := 1; attempt <= r.plan.maxAttempts; attempt++ {
 		if err := r.ctx.Err(); err != nil {
 			return &errcode.Error{Code: errcode.TargetUnreachable, Message: "the request deadline passed", Detail: "timeout", Cause: err}
@@ -362,7 +363,7 @@ func (r *run) step(st *step) error {
 		if rl != nil {
 			e := r.ruleErr(rl, r.env)
 			if rl.code == errcode.Blocked {
-				lastBlock = e
+				lastBlock, lastRule = e, rl.id
 				continue
 			}
 			return &ruleError{rule: rl.id, err: e}
@@ -391,7 +392,7 @@ func (r *run) step(st *step) error {
 	if lastBlock != nil && lastBlock.Detail != "" {
 		msg += " (" + lastBlock.Detail + ")"
 	}
-	return &errcode.Error{Code: errcode.TargetUnreachable, Message: msg, Detail: "blocked"}
+	return &ruleError{rule: lastRule, err: &errcode.Error{Code: errcode.TargetUnreachable, Message: msg, Detail: "blocked"}}
 }
 
 func statusOK(st *step, status int) bool {

@@ -92,14 +92,22 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
+	fired := map[string]map[string]bool{}
 	for _, c := range cases {
 		if *filter != "" && !strings.Contains(c.ID(), *filter) {
 			continue
 		}
-		report("case "+c.ID(), fixture.RunCase(ctx, reg, c, *update))
+		rule, err := fixture.RunCaseRule(ctx, reg, c, *update)
+		if rule != "" {
+			if fired[c.Endpoint] == nil {
+				fired[c.Endpoint] = map[string]bool{}
+			}
+			fired[c.Endpoint][rule] = true
+		}
+		report("case "+c.ID(), err)
 	}
 	if *filter == "" {
-		for _, p := range fixture.Coverage(reg, cases) {
+		for _, p := range fixture.Coverage(reg, cases, fired) {
 			report("coverage", fmt.Errorf("%s", p))
 		}
 		problems, runs, err := fixture.Negatives(ctx, reg, filepath.Join(*fixtures, "_negative"))
