@@ -29,7 +29,18 @@
 //     whole Fetch by ctx; a body that stops progressing for Options.IdleTimeout ends the attempt.
 //  7. Retries inside Fetch on connection errors, timeouts, 5xx and 429: Options.MaxAttempts attempts,
 //     exponential backoff with full jitter, Retry-After honoured up to Options.MaxRetryAfter, a
-//     different proxy each time. Blocked pages (captcha) are retried by the engine calling Fetch again.
+//     different proxy each time; never past the request's deadline, and not for a name that does not
+//     exist. Blocked pages (captcha) are retried by the engine calling Fetch again.
+//
+// Connections are pooled per egress (direct, or one transport per proxy), HTTP/2 where the target
+// offers it, at most Options.MaxConnsPerHost per host. Webhooks use Client.Post (no redirects, no
+// keep-alive, a 64 KiB body read, 15 s); other callers use Client.Do with Limits. A farm run by
+// `asa farm` is reached with Options{Resolve: StaticResolve(addr), RootCAs: CertPoolFromFile(ca)}.
+//
+// Appendix A of the reliability study is TestSSRFAppendixA: every input is refused at parse time
+// (invalid_params) or at resolve/dial time (target_unreachable, detail forbidden), except two that are
+// not attacks once parsed by Go: http://evil.example#@127.0.0.1/ is a request to evil.example, and a
+// percent-encoded CR LF stays encoded in the path. Neither reaches 127.0.0.1.
 //
 // Default headers imitate a desktop Chrome navigation (DefaultUserAgent, Accept, Accept-Language,
 // Accept-Encoding, sec-ch-ua, Sec-Fetch-*); the request's own headers override them one by one;
@@ -43,7 +54,10 @@
 // an unconfigured country is invalid_params naming "country" (Client.CheckCountry checks early).
 // Without a country any proxy is used; without proxies, egress is direct. Each attempt takes the next
 // healthy proxy round-robin, preferring one this Fetch has not used yet; Options.ProxyFailures
-// consecutive connection failures rest a proxy for Options.ProxyCooldown.
+// consecutive connection failures rest a proxy for Options.ProxyCooldown. Every target, http or https,
+// is tunnelled (CONNECT ip:port, or SOCKS5), so an HTTP proxy must allow CONNECT to the target's port
+// (tinyproxy: no ConnectPort line at all, or ConnectPort 80 and 443). A request cannot name a proxy:
+// the proxy dialers reach only the configured proxies.
 //
 // # Errors
 //
