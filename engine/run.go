@@ -322,16 +322,19 @@ func (r *run) step(st *step) error {
 	}
 	var lastBlock *errcode.Error
 	lastRule := ""
-	for attempt := 1; attempt <= r.plan.maxAttempts; attempt++ {
+	// The budget counts the fetcher's own attempts too: a 503 the fetcher already retried three
+	// times and a rule then calls blocked is not fetched three times more.
+	for used := 0; used < r.plan.maxAttempts; {
 		if err := r.ctx.Err(); err != nil {
 			return &errcode.Error{Code: errcode.TargetUnreachable, Message: "the request deadline passed", Detail: "timeout", Cause: err}
 		}
 		resp, err := r.fetcher.Fetch(r.ctx, req)
+		n := 1
 		if resp != nil && resp.Attempts > 0 {
-			r.attempts += resp.Attempts
-		} else {
-			r.attempts++
+			n = resp.Attempts
 		}
+		r.attempts += n
+		used += n
 		if err != nil {
 			if e := errcode.As(err); e != nil {
 				return e

@@ -27,6 +27,10 @@ type serveConfig struct {
 	RequestTimeout      time.Duration `yaml:"request_timeout"`
 	ShutdownTimeout     time.Duration `yaml:"shutdown_timeout"`
 	Proxies             []proxyConfig `yaml:"proxies"`
+	// FarmAddr and FarmCA point every target host at a target farm (asa farm) instead of the
+	// internet: demos and end-to-end tests on a machine without network.
+	FarmAddr string `yaml:"farm_addr"`
+	FarmCA   string `yaml:"farm_ca"`
 }
 
 type proxyConfig struct {
@@ -50,6 +54,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_ADDR", "addr"}, {"ASA_DB", "db"}, {"ASA_SITEDEFS", "sitedefs"}, {"ASA_PUBLIC_URL", "public_url"},
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
+	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -66,6 +71,8 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	logFormat := fl.String("log-format", "", "text or json (env ASA_LOG_FORMAT; default text)")
 	logLevel := fl.String("log-level", "", "debug, info, warn or error (env ASA_LOG_LEVEL; default info)")
 	reqTimeout := fl.Duration("request-timeout", 0, "deadline of one synchronous request (env ASA_REQUEST_TIMEOUT; default 90s)")
+	farmAddr := fl.String("farm", "", "send every target request to this target farm IP:PORT instead of the internet (env ASA_FARM)")
+	farmCA := fl.String("farm-ca", "", "PEM file of the farm's test CA, written by asa farm --ca-out (env ASA_FARM_CA)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -116,6 +123,15 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *reqTimeout != 0 {
 		cfg.RequestTimeout = *reqTimeout
 	}
+	if *farmAddr != "" {
+		cfg.FarmAddr = *farmAddr
+	}
+	if *farmCA != "" {
+		cfg.FarmCA = *farmCA
+	}
+	if (cfg.FarmAddr == "") != (cfg.FarmCA == "") {
+		return cfg, fmt.Errorf("--farm and --farm-ca go together")
+	}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + cfg.Addr
 	}
@@ -146,6 +162,10 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.LogFormat = v
 	case "log_level":
 		cfg.LogLevel = v
+	case "farm_addr":
+		cfg.FarmAddr = v
+	case "farm_ca":
+		cfg.FarmCA = v
 	case "allow_private_network":
 		b, err := strconv.ParseBool(v)
 		if err != nil {

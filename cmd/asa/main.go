@@ -12,6 +12,7 @@ import (
 
 	"asa/engine"
 	"asa/engine/diag"
+	"asa/engine/fetch/farm"
 	"asa/engine/registry"
 	"asa/sitedefs"
 )
@@ -21,6 +22,7 @@ const usage = `asa: a web-scraping API and its sitedef tools.
 Usage:
   asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--public-url URL]
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
+            [--farm IP:PORT --farm-ca FILE]
                                                   run the API service (docs/configuration.md)
   asa keys create --workspace NAME [--test] [--plan free|vibe|pro|custom] [--credits N] [--db PATH]
                                                   create a key; the full key is printed once, alone on the last line
@@ -28,6 +30,9 @@ Usage:
   asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
   asa usage [--workspace NAME] [--key SHORT_PREFIX] [--since YYYY-MM-DD] [--db PATH]
                                                   usage per day and endpoint
+  asa farm [--addr IP:PORT] [--pages DIR] [--ca-out FILE] [--control-addr IP:PORT] [--latency D]
+                                                  a local HTTPS target farm with switchable faults, for
+                                                  demos and tests (asa serve --farm IP:PORT --farm-ca FILE)
   asa sitedef check [--sitedefs DIR] [PATH...]     lint sitedefs; file:line:col diagnostics, exit 1 on errors
   asa sitedef test [--sitedefs DIR] [--fixtures DIR] [--update] [--corpus DIR] [--run SUBSTR] [-v]
                                                   run fixture cases, coverage, negatives and corpus expectations
@@ -79,6 +84,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdKeys(ctx, args[1:], stdout, stderr)
 	case "usage":
 		return cmdUsage(ctx, args[1:], stdout, stderr)
+	case "farm":
+		if err := farm.Main(ctx, args[1:], stdout); err != nil {
+			fmt.Fprintf(stderr, "asa farm: %v\n", err)
+			return 1
+		}
+		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -63,6 +63,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Error("configuring outbound fetching", "err", err)
 		return 1
 	}
+	defer live.Close()
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,

@@ -87,7 +87,8 @@ func (c Code) Status() int {
 type Error struct {
 	Code    Code
 	Message string
-	// Detail refines target_unreachable: blocked, timeout, connection, status.
+	// Detail refines target_unreachable: blocked, timeout, connection, status, forbidden (the address
+	// is refused by the SSRF guard), too_large, too_many_redirects, encoding.
 	Detail string
 	// Params names the parameters at fault (invalid_params, not_implemented).
 	Params []string
