@@ -54,7 +54,9 @@ func TestServeFirstRunSandbox(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--log-format", "json"}, stdout, stderr) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--log-format", "json"}, stdout, stderr)
+	}()
 	var curl string
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
