@@ -36,10 +36,20 @@ func main() {
 	dur := flag.Duration("duration", 30*time.Second, "length of the rate phase")
 	rps := flag.Int("overhead-rps", 500, "request rate of the overhead phase")
 	odur := flag.Duration("overhead-duration", 10*time.Second, "length of the overhead phase")
+	farmN := flag.Int("farm-requests", 1000, "requests in flight at once in the farm phase (0 skips it)")
+	farmLatency := flag.Duration("farm-latency", 2*time.Second, "the farm's answer time in the farm phase")
 	flag.Parse()
 	if err := run(*dur, *rps, *odur); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
+	}
+	if *farmN > 0 {
+		for _, tiny := range []bool{true, false} {
+			if err := runFarmPhase(*farmN, *farmLatency, tiny); err != nil {
+				fmt.Fprintln(os.Stderr, "loadtest:", err)
+				os.Exit(1)
+			}
+		}
 	}
 }
 
