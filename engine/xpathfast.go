@@ -198,37 +198,16 @@ func matching(s string, open int) int {
 }
 
 // splitTop splits s at sep outside brackets and quotes.
-func splitTop(s string, sep byte) []string {
-	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '[' || c == '(':
-			depth++
-		case c == ']' || c == ')':
-			depth--
-		case c == sep && depth == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
-}
+func splitTop(s string, sep byte) []string { return splitOutside(s, string(sep)) }
 
 // splitWord splits at a top-level operator word (or, and) surrounded by spaces.
-func splitWord(s, word string) []string {
+func splitWord(s, word string) []string { return splitOutside(s, " "+word+" ") }
+
+// splitOutside splits s at every occurrence of sep that is outside brackets, parentheses and quotes.
+func splitOutside(s, sep string) []string {
 	var out []string
 	depth, start := 0, 0
 	var quote byte
-	w := " " + word + " "
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -242,10 +221,10 @@ func splitWord(s, word string) []string {
 			depth++
 		case c == ']' || c == ')':
 			depth--
-		case depth == 0 && strings.HasPrefix(s[i:], w):
+		case depth == 0 && strings.HasPrefix(s[i:], sep):
 			out = append(out, s[start:i])
-			start = i + len(w)
-			i += len(w) - 1
+			start = i + len(sep)
+			i += len(sep) - 1
 		}
 	}
 	return append(out, s[start:])

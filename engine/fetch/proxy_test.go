@@ -12,9 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +22,7 @@ import (
 	"asa/engine"
 	"asa/engine/errcode"
 	"asa/engine/fetch/farm"
+	"asa/engine/fetch/fetchtest"
 )
 
 // socks5Server is a minimal SOCKS5 server (RFC 1928, with RFC 1929 user/password) that only ever
@@ -188,44 +186,6 @@ func (p *connectProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.Close()
 }
 
-// startTinyproxy runs Debian's tinyproxy on a loopback port; its log goes to the returned buffer.
-func startTinyproxy(t *testing.T) (addr string, log func() string) {
-	t.Helper()
-	bin, err := exec.LookPath("tinyproxy")
-	if err != nil {
-		t.Skip("tinyproxy is not installed (apt-get install -y tinyproxy; .ci/run installs it)")
-	}
-	dir := t.TempDir()
-	for range 5 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr = ln.Addr().String()
-		ln.Close()
-		_, port, _ := net.SplitHostPort(addr)
-		conf := filepath.Join(dir, "tinyproxy.conf")
-		os.WriteFile(conf, []byte(fmt.Sprintf("Port %s\nListen 127.0.0.1\nTimeout 30\nAllow 127.0.0.1\nLogLevel Connect\nMaxClients 50\nDisableViaHeader Yes\n", port)), 0o644)
-		var out syncBuffer
-		cmd := exec.Command(bin, "-d", "-c", conf)
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		for range 100 {
-			if c, err := net.Dial("tcp", addr); err == nil {
-				c.Close()
-				return addr, out.String
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		cmd.Process.Kill()
-	}
-	t.Fatal("tinyproxy did not start")
-	return "", nil
-}
-
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -245,7 +205,7 @@ func (s *syncBuffer) String() string {
 
 // TestTinyproxy fetches farm pages over TLS through a real proxy (CONNECT to the checked address).
 func TestTinyproxy(t *testing.T) {
-	addr, log := startTinyproxy(t)
+	addr, log := fetchtest.Tinyproxy(t)
 	f := newFarm(t)
 	c, lo := farmClient(t, f, Options{Proxies: []Proxy{{URL: "http://" + addr, Country: "US"}}})
 	ctx := WithCountry(context.Background(), "us")
