@@ -40,13 +40,16 @@ update:
 generate:
 	$(GO) run ./cmd/asa sitedef schema -o sitedefs/sitedef.schema.json
 	$(GO) run ./cmd/asa sitedef docs -o docs/sitedef-reference.md
+	$(GO) run ./cmd/asa sitedef docs --endpoints -o docs/endpoints.md
 	$(GO) test ./engine/funcs -run TestDocsUpToDate -update >/dev/null
 
 generate-check:
 	@tmp=$$(mktemp -d); \
 	$(GO) run ./cmd/asa sitedef schema -o $$tmp/schema.json && \
 	$(GO) run ./cmd/asa sitedef docs -o $$tmp/ref.md && \
+	$(GO) run ./cmd/asa sitedef docs --endpoints -o $$tmp/endpoints.md && \
 	cmp -s $$tmp/schema.json sitedefs/sitedef.schema.json && cmp -s $$tmp/ref.md docs/sitedef-reference.md \
+	&& cmp -s $$tmp/endpoints.md docs/endpoints.md \
 	|| { echo "generated files are stale: run make generate"; rm -rf $$tmp; exit 1; }; rm -rf $$tmp
 
 ## bench: extraction against parse-only on the largest corpus pages (ms per page, allocations, x-parse ratio)

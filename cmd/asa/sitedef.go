@@ -162,8 +162,17 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 func cmdDocs(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("asa sitedef docs", stderr)
 	out := fl.String("o", "", "write to this file instead of standard output")
+	endpoints := fl.Bool("endpoints", false, "write the endpoint catalogue (parameters and fields of every loaded sitedef) instead of the format reference")
+	dir := fl.String("sitedefs", defaultSitedefs(), "sitedefs directory (empty: the embedded set), for --endpoints")
 	if err := fl.Parse(args); err != nil {
 		return 2
+	}
+	if *endpoints {
+		reg, diags := loadRegistry(*dir, stderr)
+		if diags.HasErrors() {
+			return 1
+		}
+		return writeOut(*out, []byte(reg.Markdown()), stdout, stderr)
 	}
 	return writeOut(*out, []byte(sitedef.Reference()), stdout, stderr)
 }

@@ -1,0 +1,154 @@
+package registry
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"asa/engine/sitedef"
+)
+
+// Markdown renders the endpoint catalogue (docs/endpoints.md): every endpoint with its parameters and
+// output fields, generated from the loaded sitedefs so it cannot drift from what the API serves.
+func (r *Registry) Markdown() string {
+	var b strings.Builder
+	b.WriteString("# Endpoints\n\nGenerated from the sitedefs by `asa sitedef docs`; do not edit by hand. Every endpoint is\n`GET /api/v1/<site>/<resource>` with `api_key`; see [api.md](api.md) for authentication, headers, limits,\nbilling and errors.\n")
+	for _, slug := range r.Sites() {
+		s := r.Site(slug)
+		fmt.Fprintf(&b, "\n## %s (`%s`, %s, version %s)\n", s.Name, slug, s.Category, s.Version)
+		if s.Summary != "" {
+			fmt.Fprintf(&b, "\n%s\n", s.Summary)
+		}
+		if s.Domains.Len() > 0 {
+			var ds []string
+			s.Domains.Each(func(k string, d *sitedef.Domain) { ds = append(ds, fmt.Sprintf("`%s` (%s)", k, d.Host)) })
+			fmt.Fprintf(&b, "\nDomains (default `%s`): %s.\n", s.DefaultDomain, strings.Join(ds, ", "))
+		}
+		for _, id := range r.IDs() {
+			if !strings.HasPrefix(id, slug+".") {
+				continue
+			}
+			p := r.Plan(id)
+			e := p.Endpoint
+			fmt.Fprintf(&b, "\n### `GET /api/v1/%s/%s`\n\n%s\n", slug, e.Resource, e.Summary)
+			if e.Description != "" {
+				fmt.Fprintf(&b, "\n%s\n", strings.TrimSpace(e.Description))
+			}
+			b.WriteString("\n| parameter | type | required | default | rule | description |\n|---|---|---|---|---|---|\n")
+			e.Params.Each(func(name string, pr *sitedef.Param) {
+				typ, rule := pr.Type, ""
+				switch {
+				case pr.ValuesFrom == "domains":
+					rule = "a domain above"
+				case len(pr.Values) > 0:
+					rule = "one of " + strings.Join(quoteAll(pr.Values), ", ")
+				case pr.Pattern != "":
+					rule = "matches `" + strings.ReplaceAll(pr.Pattern, "|", `\|`) + "`"
+				}
+				if pr.Min != nil || pr.Max != nil {
+					rule = strings.TrimPrefix(rule+"; "+bounds(pr), "; ")
+				}
+				if pr.URLPattern != "" {
+					rule = strings.TrimPrefix(rule+"; or a URL of the site", "; ")
+				}
+				req := ""
+				if pr.Required {
+					req = "yes"
+				}
+				def := ""
+				if pr.Default != nil {
+					def = fmt.Sprintf("`%v`", pr.Default)
+				} else if pr.ValuesFrom == "domains" {
+					def = "`" + s.DefaultDomain + "`"
+				}
+				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", name, typ, req, def, rule, cell(pr.Description))
+			})
+			if len(e.Constraints) > 0 {
+				var cs []string
+				for _, c := range e.Constraints {
+					if c.Message != "" {
+						cs = append(cs, c.Message)
+					} else if len(c.OneOf) > 0 {
+						cs = append(cs, "exactly one of "+strings.Join(c.OneOf, ", "))
+					}
+				}
+				fmt.Fprintf(&b, "\nAlso: %s.\n", strings.Join(cs, "; "))
+			}
+			b.WriteString("\n| field | type | description |\n|---|---|---|\n")
+			writeFields(&b, &e.Fields, "")
+			codes := map[string]bool{}
+			for _, c := range p.RuleCodes() {
+				codes[string(c)] = true
+			}
+			var cl []string
+			for c := range codes {
+				if c == "blocked" {
+					c = "target_unreachable (blocked)"
+				}
+				cl = append(cl, "`"+c+"`")
+			}
+			sort.Strings(cl)
+			if len(cl) > 0 {
+				fmt.Fprintf(&b, "\nErrors its rules produce: %s; and, as for every endpoint, `invalid_params`, `extraction_failed`, `target_unreachable`.\n", strings.Join(cl, ", "))
+			}
+		}
+	}
+	return b.String()
+}
+
+func writeFields(b *strings.Builder, m *sitedef.Map[sitedef.Field], prefix string) {
+	m.Each(func(name string, f *sitedef.Field) {
+		if f.Hidden {
+			return
+		}
+		typ := f.Type
+		if typ == "" {
+			typ = "string"
+			if f.Fields.Len() > 0 {
+				typ = "object"
+			}
+		}
+		desc := f.Description
+		if f.Recurse {
+			desc = strings.TrimSpace(desc + " (nested like its parent)")
+		}
+		if f.When != "" {
+			desc = strings.TrimSpace(desc + " Present only when `" + f.When + "`.")
+		}
+		fmt.Fprintf(b, "| `%s%s` | %s | %s |\n", prefix, name, strings.ReplaceAll(typ, "|", `\|`), cell(desc))
+		if f.Fields.Len() > 0 {
+			sub := prefix + name + "."
+			if strings.HasPrefix(typ, "list<") {
+				sub = prefix + name + "[]."
+			}
+			writeFields(b, &f.Fields, sub)
+		}
+	})
+}
+
+func quoteAll(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = "`" + v + "`"
+	}
+	return out
+}
+
+func bounds(p *sitedef.Param) string {
+	unit := ""
+	if p.Type == "string" {
+		unit = " characters"
+	}
+	switch {
+	case p.Min != nil && p.Max != nil:
+		return fmt.Sprintf("%d to %d%s", *p.Min, *p.Max, unit)
+	case p.Min != nil:
+		return fmt.Sprintf("at least %d%s", *p.Min, unit)
+	default:
+		return fmt.Sprintf("at most %d%s", *p.Max, unit)
+	}
+}
+
+func cell(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
+}
