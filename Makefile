@@ -5,7 +5,7 @@ CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench loadtest fuzz clean
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest fuzz clean
 
 all: build
 
@@ -55,6 +55,12 @@ generate-check:
 ## bench: extraction against parse-only on the largest corpus pages (ms per page, allocations, x-parse ratio)
 bench:
 	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./fixtures/ ./engine/dom/ ./engine/funcs/
+
+## eval-universal: the universal extractor on the corpus: text P/R/F1, title/author/published match on the
+## news pages, structured price/sku/availability on the product pages, and ms per page for parse=auto
+eval-universal:
+	$(GO) run ./cmd/evaluniversal -corpus $(CORPUS)
+	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench ExtractAuto -benchtime 400x ./engine/universal/
 
 ## loadtest: rate, burst and concurrency ceilings under load, and the service's overhead per request
 loadtest:

@@ -192,6 +192,7 @@ func New(cfg Config, deps Deps) *Server {
 		site, resource, _ := strings.Cut(id, ".")
 		e.GET("/api/v1/"+site+"/"+resource, s.scrapeHandler(plan))
 	}
+	e.GET("/api/v1/universal/get", s.universalHandler)
 	s.echo = e
 	return s
 }

@@ -13,6 +13,7 @@ import (
 
 	"asa/engine/errcode"
 	"asa/engine/fixture"
+	"asa/engine/universal"
 )
 
 // cmdExtract runs one endpoint on saved responses and prints exactly what a client would get.
@@ -71,6 +72,9 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "asa extract: want SITE.RESOURCE and at least one FILE\n\n%s", usage)
 		return 2
 	}
+	if id == universal.Endpoint {
+		return extractUniversal(files, params, finalURL, stdout, stderr)
+	}
 	reg, _ := loadRegistry(dir, stderr)
 	plan := reg.Plan(id)
 	if plan == nil {
@@ -122,6 +126,59 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	for _, w := range out.Res.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
+	return 0
+}
+
+// extractUniversal runs the universal endpoint's extraction on one saved page: --param parse=
+// (auto, json, html, text, markdown) and --param url= (or --url, the page's address, which links
+// are resolved against). The Content-Type comes from the file's extension.
+func extractUniversal(files []string, params url.Values, finalURL string, stdout, stderr io.Writer) int {
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "asa extract: %s takes one FILE, got %d\n", universal.Endpoint, len(files))
+		return 2
+	}
+	for k := range params {
+		if k != "parse" && k != "url" {
+			fmt.Fprintf(stderr, "asa extract: %s takes --param parse= and --param url=, not %s\n", universal.Endpoint, k)
+			return 2
+		}
+	}
+	mode, err := universal.ParseMode(params.Get("parse"))
+	if err != nil {
+		writeError(stdout, stderr, errcode.As(err))
+		return 1
+	}
+	pageURL := params.Get("url")
+	if finalURL != "" {
+		pageURL = finalURL
+	}
+	body, err := readFile(files[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "asa extract: %v\n", err)
+		return 1
+	}
+	res, err := universal.Extract(body, fixture.ContentType(files[0]), pageURL, mode)
+	if err != nil {
+		e := errcode.As(err)
+		if e == nil {
+			e = &errcode.Error{Code: errcode.InternalError, Message: err.Error()}
+		}
+		writeError(stdout, stderr, e)
+		return 1
+	}
+	if params.Get("url") != "" {
+		res.URL = params.Get("url")
+	}
+	res.Status = http.StatusOK
+	out, err := res.MarshalJSON()
+	if err != nil {
+		fmt.Fprintf(stderr, "asa extract: %v\n", err)
+		return 1
+	}
+	var buf bytes.Buffer
+	_ = json.Indent(&buf, out, "", "  ")
+	buf.WriteByte('\n')
+	_, _ = stdout.Write(buf.Bytes())
 	return 0
 }
 

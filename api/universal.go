@@ -1,0 +1,373 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+
+	"asa/engine"
+	"asa/engine/errcode"
+	"asa/engine/fetch"
+	"asa/engine/fixture"
+	"asa/engine/universal"
+	"asa/fixtures"
+)
+
+// UniversalExtractorVersion is the Asa-Extractor-Version of the universal endpoint.
+const UniversalExtractorVersion = "universal@" + universal.Version
+
+// maxUniversalURL bounds the url parameter.
+const maxUniversalURL = 8192
+
+// universalParams are the parameters of GET /api/v1/universal/get besides api_key and the reserved ones.
+var universalParams = []string{"url", "parse", "country"}
+
+// universalRequest is a validated universal request.
+type universalRequest struct {
+	URL     string
+	Mode    universal.Mode
+	Country string
+}
+
+// universalOutcome is a universal request's answer: the JSON body and what the fetch reported.
+type universalOutcome struct {
+	Body         []byte
+	Attempts     int
+	SourceStatus int
+	ResolvedURL  string
+}
+
+// urlChecker is the parse-time URL guard of the live fetcher (fetch.Client.CheckURL).
+type urlChecker interface {
+	CheckURL(raw string) (string, error)
+}
+
+// countryLister is implemented by fetchers with egress countries (fetch.Client).
+type countryLister interface {
+	Countries() []string
+}
+
+// universalHandler serves GET /api/v1/universal/get (spec 4.4): any public URL as auto-extracted
+// JSON, HTML, text or Markdown, 5 credits on success.
+func (s *Server) universalHandler(c echo.Context) error {
+	const id = universal.Endpoint
+	start := s.now()
+	status, code, cost := http.StatusOK, "", 0
+	var p Principal
+	authed := false
+	defer func() {
+		s.metrics.observe(id, strconv.Itoa(status), s.now().Sub(start))
+		if authed {
+			s.log.InfoContext(c.Request().Context(), "request", "request_id", requestID(c), "key", p.Short,
+				"endpoint", id, "status", status, "error", code, "cost", cost, "duration_ms", s.now().Sub(start).Milliseconds())
+		}
+	}()
+	fail := func(e *errcode.Error) error {
+		status, code = e.Code.Status(), string(e.Code)
+		if e.Code == errcode.Blocked {
+			status, code = http.StatusBadGateway, string(errcode.TargetUnreachable)
+		}
+		if authed {
+			s.logRequest(c, p, id, status, code, 0, start)
+		}
+		return s.writeError(c, e)
+	}
+	c.Response().Header().Set(HeaderExtractorVersion, UniversalExtractorVersion)
+	c.Response().Header().Set(HeaderCost, "0")
+
+	p, aerr := s.authenticate(c)
+	if aerr != nil {
+		return fail(aerr)
+	}
+	authed = true
+	release, lerr := s.admit(c, p)
+	if lerr != nil {
+		return fail(lerr)
+	}
+	defer release()
+
+	q := url.Values{}
+	var reserved []string
+	for k, v := range c.QueryParams() {
+		switch {
+		case k == "api_key":
+		case isReserved(k):
+			reserved = append(reserved, k)
+		default:
+			q[k] = v
+		}
+	}
+	if len(reserved) > 0 {
+		sort.Strings(reserved)
+		return fail(&errcode.Error{Code: errcode.NotImplemented, Message: "reserved parameters are not available yet", Params: reserved})
+	}
+	req, perr := s.checkUniversal(q)
+	if perr != nil {
+		return fail(perr)
+	}
+	if !p.Test {
+		used, err := s.deps.Ledger.CreditsUsed(c.Request().Context(), p.WorkspaceID)
+		if err != nil {
+			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		if p.MonthlyCredits-used < CostPerRequest {
+			return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
+		}
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	runStart := s.now()
+	out, rerr := s.runUniversal(ctx, req, p.Test)
+	runTime := s.now().Sub(runStart)
+	if s.deps.Timing != nil {
+		defer func() { s.deps.Timing(id, s.now().Sub(start), runTime) }()
+	}
+	setFetchHeaders(c, out.Attempts, out.SourceStatus, out.ResolvedURL)
+	if rerr != nil {
+		if rerr.Code == errcode.InternalError {
+			s.log.ErrorContext(ctx, "universal failed", "request_id", requestID(c), "err", rerr.Cause)
+		}
+		return fail(rerr)
+	}
+	if !p.Test {
+		cost = CostPerRequest
+		ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: id, Credits: cost}
+		lg := s.requestLog(c, p, id, http.StatusOK, "", cost, start)
+		if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
+			cost = 0
+			if errors.Is(err, ErrInsufficientCredits) {
+				return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
+			}
+			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		s.metrics.credits.Add(uint64(cost))
+	} else {
+		s.logRequest(c, p, id, http.StatusOK, "", 0, start)
+	}
+	c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
+	return c.JSONBlob(http.StatusOK, out.Body)
+}
+
+// checkUniversal validates the parameters of a universal request (api_key and the reserved ones
+// removed): url a full http(s) URL that passes the fetcher's parse-time guard, parse a mode,
+// country one of the fetcher's egress countries (design decision 13). Errors are invalid_params
+// naming the parameter. Batches call it to check items before accepting them.
+func (s *Server) checkUniversal(q url.Values) (universalRequest, *errcode.Error) {
+	bad := func(param, format string, args ...any) *errcode.Error {
+		return &errcode.Error{Code: errcode.InvalidParams, Message: fmt.Sprintf(format, args...), Params: []string{param}}
+	}
+	var unknown []string
+	for k, v := range q {
+		if !contains(universalParams, k) {
+			unknown = append(unknown, k)
+		} else if len(v) > 1 {
+			return universalRequest{}, bad(k, "%s given more than once", k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return universalRequest{}, &errcode.Error{Code: errcode.InvalidParams, Params: unknown,
+			Message: fmt.Sprintf("unknown parameter %s: universal/get takes url, parse and country", strings.Join(unknown, ", "))}
+	}
+	var req universalRequest
+	raw := strings.TrimSpace(q.Get("url"))
+	switch {
+	case raw == "":
+		return req, bad("url", "url is required: the full http(s) URL of the page, URL-encoded")
+	case len(raw) > maxUniversalURL:
+		return req, bad("url", "url is longer than %d bytes", maxUniversalURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return req, bad("url", "url must be a full http(s) URL such as https://example.com/page, URL-encoded when it contains &, ? or spaces")
+	}
+	if sch := strings.ToLower(u.Scheme); sch != "http" && sch != "https" {
+		return req, bad("url", "url must use http or https, not %s", u.Scheme)
+	}
+	if u.User != nil {
+		return req, bad("url", "url must not carry credentials (user:password@)")
+	}
+	req.URL = u.String()
+	if ck, ok := s.deps.Live.(urlChecker); ok {
+		canon, err := ck.CheckURL(req.URL)
+		if err != nil {
+			if e := errcode.As(err); e != nil {
+				return req, e
+			}
+			return req, bad("url", "url: %v", err)
+		}
+		req.URL = canon
+	}
+	mode, err := universal.ParseMode(q.Get("parse"))
+	if err != nil {
+		return req, errcode.As(err)
+	}
+	req.Mode = mode
+	if cc := strings.ToLower(strings.TrimSpace(q.Get("country"))); cc != "" {
+		var countries []string
+		if cl, ok := s.deps.Live.(countryLister); ok {
+			countries = cl.Countries()
+		}
+		if !contains(countries, cc) {
+			if len(countries) == 0 {
+				return req, bad("country", "country %q is not available: no egress countries are configured", cc)
+			}
+			return req, bad("country", "country %q is not available; available: %s", cc, strings.Join(countries, ", "))
+		}
+		req.Country = cc
+	}
+	return req, nil
+}
+
+// runUniversal fetches req's page (the live fetcher, or for a sandbox key the universal fixtures)
+// and extracts it. The outcome carries the fetch's attempts, status and final URL even on error.
+func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bool) (universalOutcome, *errcode.Error) {
+	var out universalOutcome
+	fetcher := s.deps.Live
+	target := req.URL
+	if test {
+		sb, err := universalSandbox()
+		if err != nil {
+			return out, &errcode.Error{Code: errcode.InternalError, Cause: err}
+		}
+		f, caseURL, ok := sb.resolve(req.URL)
+		if !ok {
+			return out, errcode.New(errcode.TargetUnreachable, "the sandbox has no page for universal.get")
+		}
+		fetcher, target = f, caseURL
+		req.URL = caseURL // the answer is the fixture's, as for sitedef endpoints
+	} else {
+		ctx = fetch.WithUserURL(ctx)
+		if req.Country != "" {
+			ctx = fetch.WithCountry(ctx, req.Country)
+		}
+	}
+	if fetcher == nil {
+		return out, errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")
+	}
+	resp, err := fetcher.Fetch(ctx, &engine.Request{Step: "page", Page: 1, Method: http.MethodGet, URL: target})
+	if resp != nil {
+		out.Attempts = resp.Attempts
+	}
+	if err != nil {
+		if e := errcode.As(err); e != nil {
+			return out, e
+		}
+		detail := "connection"
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			detail = "timeout"
+		}
+		return out, &errcode.Error{Code: errcode.TargetUnreachable, Message: "the target could not be fetched", Detail: detail, Cause: err}
+	}
+	out.SourceStatus, out.ResolvedURL = resp.Status, resp.URL
+	if out.ResolvedURL == "" {
+		out.ResolvedURL = target
+	}
+	if out.Attempts == 0 {
+		out.Attempts = 1
+	}
+	// parse=html returns any page with its status; the extracting modes need a page that is one.
+	if req.Mode != universal.HTML && (resp.Status >= 400 || resp.Status < 200) {
+		return out, &errcode.Error{Code: errcode.TargetUnreachable, Detail: "status",
+			Message: fmt.Sprintf("the target answered HTTP %d (parse=html returns any page with its status)", resp.Status)}
+	}
+	res, err := universal.Extract(resp.Body, headerValue(resp.Header, "Content-Type"), out.ResolvedURL, req.Mode)
+	if err != nil {
+		e := errcode.As(err)
+		if e == nil {
+			e = &errcode.Error{Code: errcode.InternalError, Cause: err}
+		}
+		if e.Code == errcode.ExtractionFailed {
+			s.metrics.extractionFailed(universal.Endpoint)
+		}
+		return out, e
+	}
+	res.URL, res.Status = req.URL, resp.Status
+	body, err := res.MarshalJSON()
+	if err != nil {
+		return out, &errcode.Error{Code: errcode.InternalError, Cause: err}
+	}
+	out.Body = body
+	return out, nil
+}
+
+func headerValue(h http.Header, k string) string {
+	if h == nil {
+		return ""
+	}
+	return h.Get(k)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// uSandbox answers sandbox keys on the universal endpoint from the fixture cases under
+// fixtures/universal/get/ (embedded in the binary): the case whose url parameter is the requested
+// URL, else the first case by name. Never the network.
+type uSandbox struct {
+	cases []uCase
+}
+
+type uCase struct {
+	url    string
+	replay *fixture.Replay
+}
+
+var (
+	uSandboxOnce sync.Once
+	uSandboxVal  *uSandbox
+	uSandboxErr  error
+)
+
+// universalSandbox loads the universal fixture cases once.
+func universalSandbox() (*uSandbox, error) {
+	uSandboxOnce.Do(func() {
+		cases, err := fixture.LoadCasesFS(fixtures.FS)
+		if err != nil {
+			uSandboxErr = fmt.Errorf("loading universal sandbox fixtures: %w", err)
+			return
+		}
+		sb := &uSandbox{}
+		for _, c := range cases {
+			if c.Endpoint != universal.Endpoint || c.Expect.Output == "" {
+				continue
+			}
+			u, _ := c.Params["url"].(string)
+			rp, err := c.Replay()
+			if err != nil || u == "" {
+				uSandboxErr = fmt.Errorf("universal sandbox case %s: url param and a page response are required (%v)", c.ID(), err)
+				return
+			}
+			sb.cases = append(sb.cases, uCase{url: u, replay: rp})
+		}
+		uSandboxVal = sb
+	})
+	return uSandboxVal, uSandboxErr
+}
+
+// resolve returns the replaying fetcher and the URL of the case for rawURL.
+func (sb *uSandbox) resolve(rawURL string) (engine.Fetcher, string, bool) {
+	if len(sb.cases) == 0 {
+		return nil, "", false
+	}
+	for _, c := range sb.cases {
+		if c.url == rawURL {
+			return c.replay, c.url, true
+		}
+	}
+	return sb.cases[0].replay, sb.cases[0].url, true
+}

@@ -1,0 +1,81 @@
+package universal_test
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"asa/engine/universal"
+)
+
+// corpusDir is the shared corpus beside the repository, or $ASA_CORPUS.
+func corpusDir() string {
+	if d := os.Getenv("ASA_CORPUS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "corpus")
+}
+
+func newsPages(tb testing.TB) [][]byte {
+	files, _ := filepath.Glob(filepath.Join(corpusDir(), "news", "*", "*.html"))
+	var pages [][]byte
+	for _, f := range files {
+		if strings.HasSuffix(f, ".expected.html") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pages = append(pages, b)
+	}
+	if len(pages) == 0 {
+		tb.Skipf("no corpus news pages under %s (set ASA_CORPUS)", corpusDir())
+	}
+	return pages
+}
+
+// BenchmarkExtractAuto runs parse=auto over every news page of the corpus; one op is one page.
+// It reports the median and p99 milliseconds per page (make bench-universal).
+func BenchmarkExtractAuto(b *testing.B) {
+	pages := newsPages(b)
+	var times []time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := pages[i%len(pages)]
+		t0 := time.Now()
+		if _, err := universal.Extract(p, "text/html", "http://fakehost/test/page.html", universal.Auto); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	q := func(f float64) float64 {
+		i := min(len(times)-1, int(f*float64(len(times))))
+		return float64(times[i].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(0.5), "ms-median/page")
+	b.ReportMetric(q(0.99), "ms-p99/page")
+}
+
+// TestCorpusNews: every news page of the corpus gives a title and a text of some length.
+func TestCorpusNews(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for i, p := range newsPages(t) {
+		res, err := universal.Extract(p, "text/html", "http://fakehost/test/page.html", universal.Auto)
+		if err != nil {
+			t.Errorf("page %d: %v", i, err)
+			continue
+		}
+		if res.Title == "" || len(res.Text) < 500 {
+			t.Errorf("page %d: title %q, %d bytes of text", i, res.Title, len(res.Text))
+		}
+	}
+}
