@@ -22,7 +22,7 @@ const usage = `asa: a web-scraping API and its sitedef tools.
 Usage:
   asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--public-url URL]
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
-            [--farm IP:PORT --farm-ca FILE]
+            [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N]
                                                   run the API service (docs/configuration.md)
   asa keys create --workspace NAME [--test] [--plan free|vibe|pro|custom] [--credits N] [--db PATH]
                                                   create a key; the full key is printed once, alone on the last line
@@ -30,6 +30,12 @@ Usage:
   asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
   asa usage [--workspace NAME] [--key SHORT_PREFIX] [--since YYYY-MM-DD] [--db PATH]
                                                   usage per day and endpoint
+  asa batch submit SITE.RESOURCE ITEMS.jsonl [--webhook URL] [--idempotency-key K] [--detach] [-o FILE]
+                                                  submit a batch (one JSON object per line), show its progress,
+                                                  print the batch record with every result when it ends
+  asa batch get ID [--offset N --limit N] [-o FILE] print a batch record (every result unless --limit)
+                                                  batch commands take --addr HOST:PORT (env ASA_ADDR) and
+                                                  --api-key KEY (env ASA_API_KEY)
   asa farm [--addr IP:PORT] [--pages DIR] [--ca-out FILE] [--control-addr IP:PORT] [--latency D]
                                                   a local HTTPS target farm with switchable faults, for
                                                   demos and tests (asa serve --farm IP:PORT --farm-ca FILE)
@@ -41,7 +47,8 @@ Usage:
   asa sitedef list [--sitedefs DIR]                list every endpoint with its version
   asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
                                                   run one endpoint on saved responses: one FILE per step in
-                                                  step order, or STEP=FILE to name the step
+                                                  step order, or STEP=FILE to name the step; universal.get
+                                                  runs the universal extraction (--param parse=text ...)
 
 Global: --sitedefs DIR replaces the sitedefs embedded in the binary.
 `
@@ -84,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdKeys(ctx, args[1:], stdout, stderr)
 	case "usage":
 		return cmdUsage(ctx, args[1:], stdout, stderr)
+	case "batch":
+		return cmdBatch(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "farm":
 		if err := farm.Main(ctx, args[1:], stdout); err != nil {
 			fmt.Fprintf(stderr, "asa farm: %v\n", err)
