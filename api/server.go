@@ -146,6 +146,9 @@ type Deps struct {
 	// Timing, when set, receives each scrape's total handler time and the part spent running the
 	// plan (fetch and extraction): the difference is the service's own overhead (make loadtest).
 	Timing func(endpoint string, total, run time.Duration)
+	// Dashboard configures the web dashboard (/dashboard); /docs, /catalogue and
+	// /api/v1/openapi.json are served whatever it holds.
+	Dashboard DashboardConfig
 }
 
 // Server is the API service.
@@ -193,6 +196,7 @@ func New(cfg Config, deps Deps) *Server {
 		e.GET("/api/v1/"+site+"/"+resource, s.scrapeHandler(plan))
 	}
 	e.GET("/api/v1/universal/get", s.universalHandler)
+	s.registerWeb(e)
 	s.echo = e
 	return s
 }

@@ -67,7 +67,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
-			Docs: http.StripPrefix("/docs/", http.FileServer(http.FS(docs.FS)))})
+			Docs:      http.StripPrefix("/docs/", http.FileServer(http.FS(docs.FS))),
+			Dashboard: api.DashboardConfig{Store: db}})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		log.Error("listening", "addr", cfg.Addr, "err", err)

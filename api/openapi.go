@@ -1,0 +1,49 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"asa/api/openapi"
+)
+
+// registerDocs serves the OpenAPI document generated from the loaded sitedefs, the page that
+// renders it (/docs), the catalogue (/catalogue) and the assets they share. d, when not nil, puts
+// the signed-in user in the pages' header.
+func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
+	doc, err := openapi.Build(s.deps.Registry, openapi.Options{
+		ServerURL:      strings.TrimSuffix(s.cfg.PublicURL, "/"),
+		DocsURL:        s.cfg.DocsBaseURL,
+		CostPerRequest: CostPerRequest,
+	})
+	e.GET("/api/v1/openapi.json", func(c echo.Context) error {
+		if err != nil {
+			return err // logged and answered as internal_error by the error handler
+		}
+		c.Response().Header().Set("Cache-Control", "no-cache")
+		return c.Blob(http.StatusOK, "application/json", doc)
+	})
+	e.GET("/docs", func(c echo.Context) error {
+		return s.webPage(c, d, "docs", &view{Title: "API reference", Nav: "docs"})
+	})
+	e.GET("/catalogue", func(c echo.Context) error {
+		return s.webPage(c, d, "catalogue", &view{Title: "Catalogue", Nav: "catalogue", Data: s.catalogue()})
+	})
+	e.GET("/assets/*", echo.WrapHandler(assetHandler()))
+}
+
+// webPage renders a public page, with the signed-in user when there is one.
+func (s *Server) webPage(c echo.Context, d *dashboard, page string, v *view) error {
+	securityHeaders(c.Response().Header())
+	if d != nil {
+		v.Viewer, _ = d.viewerOf(c)
+		v.Dashboard = true
+		v.Batches = d.batchPages
+		if v.Viewer != nil {
+			v.CSRF = v.Viewer.CSRF
+		}
+	}
+	return renderPage(c, http.StatusOK, page, v)
+}
