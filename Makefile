@@ -5,7 +5,7 @@ CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest fuzz clean
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest crashtest batchbench fuzz clean
 
 all: build
 
@@ -65,6 +65,15 @@ eval-universal:
 ## loadtest: rate, burst and concurrency ceilings under load, and the service's overhead per request
 loadtest:
 	$(GO) run ./cmd/loadtest
+
+## crashtest: 400 batch items against the target farm while asa serve is SIGKILLed 7 times and restarted:
+## every item one result, one charge per success, webhooks delivered, integrity_check ok after every kill
+crashtest: build
+	$(GO) run ./cmd/crashtest -bin $(BIN)
+
+## batchbench: a 1000-item batch against the farm answering in 200 ms, default budget: time to the webhook (< 15 s)
+batchbench: build
+	$(GO) run ./cmd/crashtest -throughput -bin $(BIN)
 
 FUZZTIME ?= 20s
 ## fuzz: every fuzz target for FUZZTIME each

@@ -146,6 +146,14 @@ type Deps struct {
 	// Timing, when set, receives each scrape's total handler time and the part spent running the
 	// plan (fetch and extraction): the difference is the service's own overhead (make loadtest).
 	Timing func(endpoint string, total, run time.Duration)
+	// Batches stores batches and their queue (POST/GET .../batch); nil leaves the batch endpoints out.
+	Batches BatchStore
+	// Webhooks sends batch webhooks (FetchWebhooks); nil refuses webhook_url.
+	Webhooks WebhookSender
+	// ItemRunners adds batch item runners by endpoint id; sitedef endpoints and universal.get have theirs.
+	ItemRunners map[string]ItemRunner
+	// Batch configures the batch worker.
+	Batch BatchConfig
 	// Dashboard configures the web dashboard (/dashboard); /docs, /catalogue and
 	// /api/v1/openapi.json are served whatever it holds.
 	Dashboard DashboardConfig
@@ -160,6 +168,7 @@ type Server struct {
 	limiter *limiter
 	metrics *metrics
 	now     func() time.Time
+	batch   *worker
 }
 
 // CostPerRequest is the credits of one standard scrape (design decision 5).
@@ -196,6 +205,7 @@ func New(cfg Config, deps Deps) *Server {
 		e.GET("/api/v1/"+site+"/"+resource, s.scrapeHandler(plan))
 	}
 	e.GET("/api/v1/universal/get", s.universalHandler)
+	s.registerBatches(e)
 	s.registerWeb(e)
 	s.echo = e
 	return s

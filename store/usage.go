@@ -65,48 +65,56 @@ func (db *DB) Charge(ctx context.Context, c Charge, log RequestLog) error {
 	log.WorkspaceID, log.KeyID, log.Cost = c.WorkspaceID, c.KeyID, c.Credits
 
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		var allowance int
-		var test bool
-		err := tx.QueryRowContext(ctx,
-			`SELECT w.monthly_credits, k.test FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-			 WHERE k.id = ? AND k.workspace_id = ?`, c.KeyID, c.WorkspaceID).Scan(&allowance, &test)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("key %d of workspace %d: %w", c.KeyID, c.WorkspaceID, ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		if test {
-			return fmt.Errorf("%w: sandbox keys are never billed", ErrInvalid)
-		}
-		// The ledger insert comes first: if the id is known, stop before touching the balance.
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (charge_id) DO NOTHING`,
-			c.ID, c.WorkspaceID, c.KeyID, c.Endpoint, c.Credits, ms(at))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // nil for a replay: nothing was written, and the first charge stands
-		}
-		var used int
-		err = tx.QueryRowContext(ctx,
-			`INSERT INTO credit_months (workspace_id, month, credits) VALUES (?, ?, ?)
-			 ON CONFLICT (workspace_id, month) DO UPDATE SET credits = credit_months.credits + excluded.credits
-			 RETURNING credits`, c.WorkspaceID, monthKey(at), c.Credits).Scan(&used)
-		if err != nil {
-			return err
-		}
-		if used > allowance {
-			return fmt.Errorf("%w: %d of %d used, %d more asked", ErrInsufficientCredits, used-c.Credits, allowance, c.Credits)
-		}
-		return insertLog(ctx, tx, log)
+		_, err := chargeTx(ctx, tx, c, log, at)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("charging %q: %w", c.ID, classify(err))
 	}
 	return nil
+}
+
+// chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time).
+// charged is false for a replayed id. On ErrInsufficientCredits the caller must roll tx (or its
+// savepoint) back: the ledger row and the monthly total were written before the check.
+func chargeTx(ctx context.Context, tx *sql.Tx, c Charge, log RequestLog, at time.Time) (charged bool, err error) {
+	var allowance int
+	var test bool
+	err = tx.QueryRowContext(ctx,
+		`SELECT w.monthly_credits, k.test FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+		 WHERE k.id = ? AND k.workspace_id = ?`, c.KeyID, c.WorkspaceID).Scan(&allowance, &test)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("key %d of workspace %d: %w", c.KeyID, c.WorkspaceID, ErrNotFound)
+	}
+	if err != nil {
+		return false, err
+	}
+	if test {
+		return false, fmt.Errorf("%w: sandbox keys are never billed", ErrInvalid)
+	}
+	// The ledger insert comes first: if the id is known, stop before touching the balance.
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at)
+		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (charge_id) DO NOTHING`,
+		c.ID, c.WorkspaceID, c.KeyID, c.Endpoint, c.Credits, ms(at))
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err // nil for a replay: nothing was written, and the first charge stands
+	}
+	var used int
+	err = tx.QueryRowContext(ctx,
+		`INSERT INTO credit_months (workspace_id, month, credits) VALUES (?, ?, ?)
+		 ON CONFLICT (workspace_id, month) DO UPDATE SET credits = credit_months.credits + excluded.credits
+		 RETURNING credits`, c.WorkspaceID, monthKey(at), c.Credits).Scan(&used)
+	if err != nil {
+		return false, err
+	}
+	if used > allowance {
+		return false, fmt.Errorf("%w: %d of %d used, %d more asked", ErrInsufficientCredits, used-c.Credits, allowance, c.Credits)
+	}
+	return true, insertLog(ctx, tx, log)
 }
 
 // execer is what insertLog needs from a *sql.DB or a *sql.Tx.

@@ -31,6 +31,8 @@ type serveConfig struct {
 	// internet: demos and end-to-end tests on a machine without network.
 	FarmAddr string `yaml:"farm_addr"`
 	FarmCA   string `yaml:"farm_ca"`
+	// BatchConcurrency is the internal budget of batch items in flight (0: api.DefaultBatchConcurrency).
+	BatchConcurrency int `yaml:"batch_concurrency"`
 }
 
 type proxyConfig struct {
@@ -54,7 +56,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_ADDR", "addr"}, {"ASA_DB", "db"}, {"ASA_SITEDEFS", "sitedefs"}, {"ASA_PUBLIC_URL", "public_url"},
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
-	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"},
+	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -73,6 +75,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	reqTimeout := fl.Duration("request-timeout", 0, "deadline of one synchronous request (env ASA_REQUEST_TIMEOUT; default 90s)")
 	farmAddr := fl.String("farm", "", "send every target request to this target farm IP:PORT instead of the internet (env ASA_FARM)")
 	farmCA := fl.String("farm-ca", "", "PEM file of the farm's test CA, written by asa farm --ca-out (env ASA_FARM_CA)")
+	batchConc := fl.Int("batch-concurrency", 0, "batch items in flight on this node, apart from every key's limits (env ASA_BATCH_CONCURRENCY; default 64)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -129,6 +132,12 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *farmCA != "" {
 		cfg.FarmCA = *farmCA
 	}
+	if *batchConc != 0 {
+		cfg.BatchConcurrency = *batchConc
+	}
+	if cfg.BatchConcurrency < 0 {
+		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
+	}
 	if (cfg.FarmAddr == "") != (cfg.FarmCA == "") {
 		return cfg, fmt.Errorf("--farm and --farm-ca go together")
 	}
@@ -166,6 +175,12 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.FarmAddr = v
 	case "farm_ca":
 		cfg.FarmCA = v
+	case "batch_concurrency":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		cfg.BatchConcurrency = n
 	case "allow_private_network":
 		b, err := strconv.ParseBool(v)
 		if err != nil {

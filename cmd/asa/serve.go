@@ -64,17 +64,28 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	defer live.Close()
+	webhooks, err := newWebhookClient(cfg, log)
+	if err != nil {
+		log.Error("configuring webhook delivery", "err", err)
+		return 1
+	}
+	defer webhooks.Close()
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      http.StripPrefix("/docs/", http.FileServer(http.FS(docs.FS))),
-			Dashboard: api.DashboardConfig{Store: db}})
+			Dashboard: api.DashboardConfig{Store: db},
+			Batches:   db, Webhooks: api.FetchWebhooks{Client: webhooks},
+			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		log.Error("listening", "addr", cfg.Addr, "err", err)
 		return 1
 	}
 	go purgeRevoked(ctx, db, log)
+	batches := make(chan error, 1)
+	go func() { batches <- srv.RunBatches(ctx) }()
+	defer func() { <-batches }() // before db.Close: running items finish or are released
 	log.Info("asa serving", "addr", ln.Addr().String(), "db", cfg.DB, "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs))
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serving", "err", err)
