@@ -882,3 +882,30 @@ func TestBatchAllFailed(t *testing.T) {
 		t.Fatalf("%v %s", codes, final.raw)
 	}
 }
+
+// universal.get items go through the universal endpoint's checks and run (here from its sandbox).
+func TestBatchUniversal(t *testing.T) {
+	e := startBatches(t, batchOpts{})
+	post := func(body any) reply {
+		return e.do(t, http.MethodPost, "/api/v1/universal/batch?api_key="+e.test, body)
+	}
+	r := post(map[string]any{"endpoint": "universal.get", "items": []any{map[string]any{"url": "https://shop.example.com/p/steel-kettle"}, map[string]any{"url": "ftp://x"}}})
+	if r.status != 400 || fmt.Sprint(r.body["params"]) != "[items[1].url]" {
+		t.Fatalf("bad url: %d %s", r.status, r.raw)
+	}
+	r = post(map[string]any{"endpoint": "universal.get", "items": []any{
+		map[string]any{"url": "https://shop.example.com/p/steel-kettle"},
+		map[string]any{"url": "https://news.example.com/2024/05/harbour-bridge", "parse": "text"},
+	}})
+	if r.status != 201 || r.body["poll_url"] != "/api/v1/universal/batch/"+r.body["id"].(string) {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	final := e.waitEnd(t, e.test, r.body["id"].(string))
+	if final.body["status"] != "complete" || final.body["success_count"] != 2.0 || final.body["credits_charged"] != 0.0 {
+		t.Fatalf("%s", final.raw)
+	}
+	first := final.body["results"].([]any)[0].(map[string]any)
+	if d, _ := first["data"].(map[string]any); d == nil || d["url"] != "https://shop.example.com/p/steel-kettle" {
+		t.Fatalf("universal result: %v", first)
+	}
+}
