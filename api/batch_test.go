@@ -657,7 +657,7 @@ func TestWebhookRetrySchedule(t *testing.T) {
 		t.Fatalf("ran %d items", n)
 	}
 	start := clock.Now()
-	want := []time.Duration{0, time.Minute, 3 * time.Minute, 8 * time.Minute, 23 * time.Minute, 83 * time.Minute}
+	want := []time.Duration{0, time.Minute, 2 * time.Minute, 5 * time.Minute, 15 * time.Minute, 60 * time.Minute}
 	var attempts []time.Duration
 	var first hook
 	for step := time.Duration(0); step <= 3*time.Hour; step += 10 * time.Second {

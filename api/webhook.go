@@ -69,10 +69,11 @@ const (
 	WebhookSecretPrefix = "whsec_"
 )
 
-// WebhookRetryDelays are the waits before the retries of a failed delivery (spec 6, design
-// decision 10): the first attempt is at once, each retry this long after the attempt before it;
-// after the last retry fails the delivery is failed.
-var WebhookRetryDelays = []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
+// WebhookRetrySchedule is when the retries of a failed delivery happen, counted from the delivery's
+// creation (the first attempt, at once): +1, +2, +5, +15 and +60 minutes (spec 6, design decision
+// 10, and the schedule issue 6 checks). After the last retry fails the delivery is failed. A
+// receiver's Retry-After can only push a retry later, never earlier.
+var WebhookRetrySchedule = []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
 
 // maxRetryAfter caps how far a receiver's Retry-After may push the next attempt.
 const maxRetryAfter = time.Hour
@@ -207,14 +208,17 @@ func (w *worker) deliver(ctx context.Context, d store.Delivery) {
 	default:
 		a.Error = fmt.Sprintf("the receiver answered %d", reply.Status)
 	}
-	if !a.OK && attempt <= len(WebhookRetryDelays) {
-		delay := WebhookRetryDelays[attempt-1]
+	if !a.OK && attempt <= len(WebhookRetrySchedule) {
+		next := d.CreatedAt.Add(WebhookRetrySchedule[attempt-1])
+		if next.Before(at) { // a late attempt (a restart, a long outage): the next one is not skipped
+			next = at
+		}
 		if err == nil && (reply.Status == http.StatusTooManyRequests || reply.Status == http.StatusServiceUnavailable) {
 			if ra, ok := parseRetryAfter(reply.Header.Get("Retry-After"), at); ok {
-				delay = max(delay, min(ra, maxRetryAfter))
+				next = maxTime(next, at.Add(min(ra, maxRetryAfter)))
 			}
 		}
-		a.NextAt = at.Add(delay)
+		a.NextAt = next
 	}
 	if ctx.Err() != nil && !a.OK {
 		return // shutting down: the attempt did not really happen; the next start makes it
@@ -293,4 +297,11 @@ func truncateUTF8(b []byte, n int) string {
 		b = b[:n]
 	}
 	return strings.ToValidUTF8(string(b), "")
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
