@@ -42,6 +42,7 @@ generate:
 	$(GO) run ./cmd/asa sitedef docs -o docs/sitedef-reference.md
 	$(GO) run ./cmd/asa sitedef docs --endpoints -o docs/endpoints.md
 	$(GO) test ./engine/funcs -run TestDocsUpToDate -update >/dev/null
+	$(GO) test ./api -run TestCorpusCountsUpToDate -update-corpus >/dev/null
 
 generate-check:
 	@tmp=$$(mktemp -d); \
@@ -74,6 +75,14 @@ crashtest: build
 ## batchbench: a 1000-item batch against the farm answering in 200 ms, default budget: time to the webhook (< 15 s)
 batchbench: build
 	$(GO) run ./cmd/crashtest -throughput -bin $(BIN)
+
+## e2e: the dashboard in headless Chromium: sign up, key, request, usage, revoke (screenshots in e2e/artifacts/)
+e2e:
+	$(GO) test -count=1 -v -run TestDashboardInChromium ./e2e
+
+## e2e-deps: playwright-core into e2e/node_modules (chromium comes from apt-get install chromium)
+e2e-deps:
+	npm ci --prefix e2e --no-audit --no-fund
 
 FUZZTIME ?= 20s
 ## fuzz: every fuzz target for FUZZTIME each

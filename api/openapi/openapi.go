@@ -520,41 +520,28 @@ func (g *gen) commonSchemas() {
 		{"required", []any{"error", "message", "docs_url", "request_id"}},
 	})
 
-	// Universal fetch results by parse mode (spec 2.4).
-	g.schemas.set("UniversalAuto", obj{
-		{"type", "object"},
-		{"description", "parse=auto (and its alias json): the page's main content and metadata."},
-		{"properties", obj{
-			{"url", obj{{"type", "string"}, {"format", "uri"}}},
-			{"resolved_url", obj{{"type", "string"}, {"format", "uri"}}},
-			{"title", nstr},
-			{"text", nstr},
-			{"links", obj{{"type", "array"}, {"items", obj{{"type", "object"}, {"properties", obj{{"text", str}, {"href", str}}}}}}},
-			{"metadata", obj{{"type", "object"}, {"properties", obj{{"description", nstr}, {"author", nstr}, {"published", nstr}}}}},
-		}},
-		{"required", []any{"url", "resolved_url", "title", "text", "links", "metadata"}},
-	})
-	g.schemas.set("UniversalHTML", obj{
-		{"type", "object"},
-		{"description", "parse=html: the page as fetched."},
-		{"properties", obj{
-			{"url", obj{{"type", "string"}, {"format", "uri"}}},
-			{"resolved_url", obj{{"type", "string"}, {"format", "uri"}}},
-			{"status", obj{{"type", "integer"}, {"description", "The target's HTTP status."}}},
-			{"html", str},
-		}},
-		{"required", []any{"url", "resolved_url", "status", "html"}},
-	})
-	g.schemas.set("UniversalText", obj{
-		{"type", "object"},
-		{"description", "parse=text: the page's text without boilerplate."},
-		{"properties", obj{
-			{"url", obj{{"type", "string"}, {"format", "uri"}}},
-			{"resolved_url", obj{{"type", "string"}, {"format", "uri"}}},
-			{"text", str},
-		}},
-		{"required", []any{"url", "resolved_url", "text"}},
-	})
+	// Universal fetch results by parse mode (spec 2.4; engine/universal).
+	uurl := obj{{"type", []any{"string", "null"}}, {"format", "uri"}}
+	universal := func(desc string, props obj, required ...any) obj {
+		all := append(obj{{"url", uurl}, {"resolved_url", uurl}}, props...)
+		return obj{{"type", "object"}, {"description", desc}, {"properties", all}, {"required", append([]any{"url", "resolved_url"}, required...)}}
+	}
+	g.schemas.set("UniversalAuto", universal("parse=auto (and its alias json) on a web page: its title, main text, links, metadata and schema.org entities.", obj{
+		{"title", nstr},
+		{"text", nstr},
+		{"links", obj{{"type", "array"}, {"items", obj{{"type", "object"}, {"properties", obj{{"text", str}, {"href", str}}}}}}},
+		{"metadata", obj{{"type", "object"}, {"properties", obj{{"description", nstr}, {"author", nstr}, {"published", nstr}}}}},
+		{"structured", obj{{"type", "object"}, {"description", "schema.org entities found on the page (product, article, recipe, job_posting, event, organization, breadcrumbs), each present only when found."}}},
+	}, "title", "text", "links", "metadata"))
+	g.schemas.set("UniversalData", universal("parse=auto on a JSON document: the document itself.", obj{
+		{"data", obj{{"description", "The target's JSON, as sent."}}},
+	}, "data"))
+	g.schemas.set("UniversalHTML", universal("parse=html: the page as fetched, whatever its status.", obj{
+		{"status", obj{{"type", "integer"}, {"description", "The target's HTTP status."}}},
+		{"html", str},
+	}, "status", "html"))
+	g.schemas.set("UniversalText", universal("parse=text: the page's main text without boilerplate.", obj{{"text", nstr}}, "text"))
+	g.schemas.set("UniversalMarkdown", universal("parse=markdown: the page's main content as Markdown.", obj{{"markdown", nstr}}, "markdown"))
 
 	endpoints := []any{}
 	for _, id := range g.reg.IDs() {
@@ -649,7 +636,7 @@ func (g *gen) universalOperation() obj {
 		{"description", "The page, by parse mode."},
 		{"headers", obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}, {"Asa-Resolved-Url", hdr("Asa-Resolved-Url")},
 			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}}},
-		{"content", obj{{"application/json", obj{{"schema", obj{{"oneOf", []any{ref("UniversalAuto"), ref("UniversalHTML"), ref("UniversalText")}}}}}}}},
+		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}}}},
 	}}}
 	g.addErrors(&responses, errcode.InvalidParams)
 	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
@@ -665,8 +652,8 @@ func (g *gen) universalOperation() obj {
 		{"operationId", "universal_get"},
 		{"parameters", []any{
 			q("url", "The page to fetch, URL-encoded when it contains &, ? or spaces.", true, obj{{"type", "string"}, {"format", "uri"}}, "https://example.com/"),
-			q("parse", "What to return: auto (and its alias json) extracts title, text, links and metadata; html returns the page; text its readable text.", false,
-				obj{{"type", "string"}, {"enum", []any{"auto", "html", "text", "json"}}, {"default", "auto"}}, nil),
+			q("parse", "What to return: auto (and its alias json) extracts title, main text, links, metadata and schema.org entities (a JSON document comes back as data); html returns the page; text its main text; markdown its main content as Markdown.", false,
+				obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown"}}, {"default", "auto"}}, nil),
 			q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
 				obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
 			q("render_js", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
