@@ -43,6 +43,11 @@ type DB struct {
 	cp         *sql.DB
 	stop, done chan struct{}
 	stopOnce   sync.Once
+	// chargeQ feeds the group committer of Charge (groupcommit.go).
+	chargeQ      chan *chargeReq
+	chargerDone  chan struct{}
+	chargeMu     sync.RWMutex
+	chargeClosed bool
 }
 
 // Open opens (creating if needed) the SQLite database at path, checks its settings and applies any
@@ -113,6 +118,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.stop = make(chan struct{})
 	db.done = make(chan struct{})
 	go db.checkpointer()
+	db.startCharger()
 	return db, nil
 }
 
@@ -193,6 +199,7 @@ func (db *DB) Close() error {
 	var errs []error
 	if db.stop != nil {
 		db.stopOnce.Do(func() {
+			db.stopCharger()
 			close(db.stop)
 			<-db.done
 			errs = append(errs, db.cp.Close())

@@ -64,14 +64,22 @@ func (db *DB) Charge(ctx context.Context, c Charge, log RequestLog) error {
 	}
 	log.WorkspaceID, log.KeyID, log.Cost = c.WorkspaceID, c.KeyID, c.Credits
 
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		_, err := chargeTx(ctx, tx, c, log, at)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("charging %q: %w", c.ID, classify(err))
+	r := &chargeReq{ctx: context.WithoutCancel(ctx), c: c, log: log, at: at, done: make(chan error, 1)}
+	db.chargeMu.RLock()
+	if db.chargeClosed {
+		db.chargeMu.RUnlock()
+		return fmt.Errorf("charging %q: %w", c.ID, ErrClosed)
 	}
-	return nil
+	select {
+	case db.chargeQ <- r:
+	case <-ctx.Done():
+		db.chargeMu.RUnlock()
+		return fmt.Errorf("charging %q: %w", c.ID, ctx.Err())
+	}
+	db.chargeMu.RUnlock()
+	// Once queued, the charge commits (or fails) whatever the caller's context does: the work was
+	// done, and the answer must say whether it was billed.
+	return <-r.done
 }
 
 // chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time).
