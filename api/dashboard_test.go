@@ -632,6 +632,21 @@ func TestDashboardSignInRateLimited(t *testing.T) {
 	mustStatus(t, "after the window", b.signIn("rate@example.com", "the right password"), http.StatusSeeOther)
 }
 
+// TestDashboardSignUpRateLimited: sign-ups are limited per client address.
+func TestDashboardSignUpRateLimited(t *testing.T) {
+	e := startDashboard(t, "", func(c *api.DashboardConfig) { c.SignUpPerIP, c.SignUpWindow = 2, time.Hour })
+	for i := range 2 {
+		mustStatus(t, "sign-up "+strconv.Itoa(i), e.browser(t).signUp("s"+strconv.Itoa(i)+"@example.com", "a long password"), http.StatusSeeOther)
+	}
+	p := e.browser(t).signUp("s2@example.com", "a long password")
+	mustStatus(t, "third sign-up from the address", p, http.StatusTooManyRequests)
+	if _, err := e.db.UserByEmail(context.Background(), "s2@example.com"); err == nil {
+		t.Fatal("a rate-limited sign-up created an account")
+	}
+	e.clock.add(61 * time.Minute)
+	mustStatus(t, "after the window", e.browser(t).signUp("s2@example.com", "a long password"), http.StatusSeeOther)
+}
+
 // TestDashboardWorkspaceIsolation: one workspace never sees another's keys or usage, and cannot
 // revoke another's key or filter by it.
 func TestDashboardWorkspaceIsolation(t *testing.T) {

@@ -83,7 +83,7 @@
     if (s.$ref) return refName(s);
     var alts = s.oneOf || s.anyOf;
     if (alts) return alts.map(function (a) { return typeLabel(spec, a); }).join(" | ");
-    if (s.allOf) return s.allOf.map(function (a) { return typeLabel(spec, a); }).filter(Boolean).join(" & ");
+    if (s.allOf) return s.allOf.map(function (a) { return typeLabel(spec, a); }).filter(function (l) { return l && l !== "any"; }).join(" & ") || "any";
     var t = s.type;
     if (Array.isArray(t)) t = t.join(" | ");
     if (!t) t = s.const !== undefined ? JSON.stringify(s.const) : (s.enum ? "enum" : "any");
