@@ -55,19 +55,9 @@ func (r planRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResu
 	if err != nil {
 		return ItemResult{Err: asErrcode(err)}
 	}
-	fetcher := s.deps.Live
-	if p.Test {
-		if s.deps.Sandbox == nil {
-			return ItemResult{Err: errcode.New(errcode.TargetUnreachable, "the sandbox is not configured on this server")}
-		}
-		sp, f, err := s.deps.Sandbox.Resolve(plan, params)
-		if err != nil {
-			return ItemResult{Err: errcode.New(errcode.TargetUnreachable, "the sandbox has no page for %s", plan.ID)}
-		}
-		params, fetcher = sp, f
-	}
-	if fetcher == nil {
-		return ItemResult{Err: errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")}
+	params, fetcher, ferr := s.fetcherFor(plan, params, p.Test)
+	if ferr != nil {
+		return ItemResult{Err: ferr}
 	}
 	res, err := plan.Run(ctx, params, fetcher)
 	if err != nil {

@@ -140,19 +140,9 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
 			}
 		}
-		fetcher := s.deps.Live
-		if p.Test {
-			if s.deps.Sandbox == nil {
-				return fail(errcode.New(errcode.TargetUnreachable, "the sandbox is not configured on this server"))
-			}
-			sp, f, err := s.deps.Sandbox.Resolve(plan, params)
-			if err != nil {
-				return fail(errcode.New(errcode.TargetUnreachable, "the sandbox has no page for %s", plan.ID))
-			}
-			params, fetcher = sp, f
-		}
-		if fetcher == nil {
-			return fail(errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys"))
+		params, fetcher, ferr := s.fetcherFor(plan, params, p.Test)
+		if ferr != nil {
+			return fail(ferr)
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()
@@ -199,6 +189,25 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 		return c.JSONBlob(http.StatusOK, body)
 	}
+}
+
+// fetcherFor picks what answers a run: the live fetcher, or for a sandbox key the fixture the
+// sandbox chooses (with that fixture's parameters, so the answer is the fixture's own).
+func (s *Server) fetcherFor(plan *engine.Plan, params engine.Params, test bool) (engine.Params, engine.Fetcher, *errcode.Error) {
+	if test {
+		if s.deps.Sandbox == nil {
+			return nil, nil, errcode.New(errcode.TargetUnreachable, "the sandbox is not configured on this server")
+		}
+		sp, f, err := s.deps.Sandbox.Resolve(plan, params)
+		if err != nil {
+			return nil, nil, errcode.New(errcode.TargetUnreachable, "the sandbox has no page for %s", plan.ID)
+		}
+		return sp, f, nil
+	}
+	if s.deps.Live == nil {
+		return nil, nil, errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")
+	}
+	return params, s.deps.Live, nil
 }
 
 func isReserved(k string) bool {
