@@ -213,14 +213,8 @@ func (s *Server) createBatch(c echo.Context) error {
 	if verr != nil {
 		return fail(verr)
 	}
-	if !p.Test {
-		used, err := s.deps.Ledger.CreditsUsed(c.Request().Context(), p.WorkspaceID)
-		if err != nil {
-			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
-		}
-		if p.MonthlyCredits-used < CostPerRequest {
-			return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
-		}
+	if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
+		return fail(cerr)
 	}
 	nb.WorkspaceID, nb.KeyID, nb.Test, nb.CreatedAt = p.WorkspaceID, p.KeyID, p.Test, s.now()
 	if idem != "" {

@@ -112,33 +112,16 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		}
 		defer release()
 
-		q := url.Values{}
-		var reserved []string
-		for k, v := range c.QueryParams() {
-			switch {
-			case k == "api_key":
-			case isReserved(k):
-				reserved = append(reserved, k)
-			default:
-				q[k] = v
-			}
-		}
-		if len(reserved) > 0 {
-			sort.Strings(reserved)
-			return fail(&errcode.Error{Code: errcode.NotImplemented, Message: "reserved parameters are not available yet", Params: reserved})
+		q, qerr := endpointQuery(c)
+		if qerr != nil {
+			return fail(qerr)
 		}
 		params, err := plan.Params(q)
 		if err != nil {
 			return fail(errcode.As(err))
 		}
-		if !p.Test {
-			used, err := s.deps.Ledger.CreditsUsed(c.Request().Context(), p.WorkspaceID)
-			if err != nil {
-				return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
-			}
-			if p.MonthlyCredits-used < CostPerRequest {
-				return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
-			}
+		if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
+			return fail(cerr)
 		}
 		params, fetcher, ferr := s.fetcherFor(plan, params, p.Test)
 		if ferr != nil {
@@ -189,6 +172,43 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 		return c.JSONBlob(http.StatusOK, body)
 	}
+}
+
+// checkCredits refuses a live request when the workspace's allowance cannot pay for one more: a
+// pre-check that saves the fetch; the charge itself checks again inside its transaction.
+func (s *Server) checkCredits(ctx context.Context, p Principal) *errcode.Error {
+	if p.Test {
+		return nil
+	}
+	used, err := s.deps.Ledger.CreditsUsed(ctx, p.WorkspaceID)
+	if err != nil {
+		return &errcode.Error{Code: errcode.InternalError, Cause: err}
+	}
+	if p.MonthlyCredits-used < CostPerRequest {
+		return errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")
+	}
+	return nil
+}
+
+// endpointQuery returns the request's parameters without api_key, or 501 naming the reserved
+// parameters it passes.
+func endpointQuery(c echo.Context) (url.Values, *errcode.Error) {
+	q := url.Values{}
+	var reserved []string
+	for k, v := range c.QueryParams() {
+		switch {
+		case k == "api_key":
+		case isReserved(k):
+			reserved = append(reserved, k)
+		default:
+			q[k] = v
+		}
+	}
+	if len(reserved) > 0 {
+		sort.Strings(reserved)
+		return nil, &errcode.Error{Code: errcode.NotImplemented, Message: "reserved parameters are not available yet", Params: reserved}
+	}
+	return q, nil
 }
 
 // fetcherFor picks what answers a run: the live fetcher, or for a sandbox key the fixture the

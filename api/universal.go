@@ -94,33 +94,16 @@ func (s *Server) universalHandler(c echo.Context) error {
 	}
 	defer release()
 
-	q := url.Values{}
-	var reserved []string
-	for k, v := range c.QueryParams() {
-		switch {
-		case k == "api_key":
-		case isReserved(k):
-			reserved = append(reserved, k)
-		default:
-			q[k] = v
-		}
-	}
-	if len(reserved) > 0 {
-		sort.Strings(reserved)
-		return fail(&errcode.Error{Code: errcode.NotImplemented, Message: "reserved parameters are not available yet", Params: reserved})
+	q, qerr := endpointQuery(c)
+	if qerr != nil {
+		return fail(qerr)
 	}
 	req, perr := s.checkUniversal(q)
 	if perr != nil {
 		return fail(perr)
 	}
-	if !p.Test {
-		used, err := s.deps.Ledger.CreditsUsed(c.Request().Context(), p.WorkspaceID)
-		if err != nil {
-			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
-		}
-		if p.MonthlyCredits-used < CostPerRequest {
-			return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
-		}
+	if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
+		return fail(cerr)
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 	defer cancel()
