@@ -117,6 +117,7 @@ func (c *compiler) xpath(ptr *string, what string) *xpathSel {
 	if c.want != nil {
 		x.fast = analyzeXPath(*ptr, c.want)
 	}
+	x.native = compileNative(*ptr)
 	return x
 }
 

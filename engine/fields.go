@@ -254,12 +254,16 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 	if ctx == nil || s.xpath == nil {
 		return nil
 	}
-	if fx := s.xpath.fast; fx != nil && fx.wrapper == "" {
-		if h, isHTML := ctx.(*dom.HTMLNavigator); isHTML {
+	if h, isHTML := ctx.(*dom.HTMLNavigator); isHTML {
+		if fx := s.xpath.fast; fx != nil && fx.wrapper == "" {
 			if res, ok := fx.eval(r.indexFor(h.Root())); ok {
 				navs, _ := res.([]xpath.NodeNavigator)
 				return navs
 			}
+		}
+		if nx := s.xpath.native; nx != nil && nx.wrapper == "" && h.Attr() < 0 {
+			navs, _ := nx.eval(h.Root(), h.Current()).([]xpath.NodeNavigator)
+			return navs
 		}
 	}
 	e := s.xpath.get()
@@ -341,11 +345,14 @@ func group(m [][]byte) string {
 // evalXPath handles the four result kinds of an XPath: node sets give text (first node, or all nodes as
 // a list), strings, numbers and booleans are values.
 func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text bool) (any, error) {
-	if x.fast != nil {
-		if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
+	if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
+		if x.fast != nil {
 			if res, ok := x.fast.eval(r.indexFor(h.Root())); ok {
 				return nodeResult(res, all, text), nil
 			}
+		}
+		if x.native != nil && h.Attr() < 0 {
+			return nodeResult(x.native.eval(h.Root(), h.Current()), all, text), nil
 		}
 	}
 	e := x.get()

@@ -179,9 +179,10 @@ type paginate struct {
 // iteration state, so one *xpath.Expr must not be evaluated by two goroutines at once: each goroutine
 // borrows its own copy from a pool.
 type xpathSel struct {
-	src  string
-	pool sync.Pool
-	fast *fastXPath // the index plan, when the XPath has an indexable shape
+	src    string
+	pool   sync.Pool
+	fast   *fastXPath   // the index plan, when the XPath has an indexable shape
+	native *nativeXPath // the direct evaluation, when the XPath is of the native subset
 }
 
 func newXPathSel(src string) (*xpathSel, error) {
@@ -262,8 +263,19 @@ func (p *Plan) HasStep(id string) bool {
 // fastSelectors lists the plan's XPaths that have an index plan (for tests).
 func (p *Plan) fastSelectors() []*xpathSel {
 	var out []*xpathSel
+	for _, x := range p.xpathSelectors() {
+		if x.fast != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// xpathSelectors lists every compiled XPath of the plan (for tests).
+func (p *Plan) xpathSelectors() []*xpathSel {
+	var out []*xpathSel
 	add := func(x *xpathSel) {
-		if x != nil && x.fast != nil {
+		if x != nil {
 			out = append(out, x)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/antchfx/xpath"
+	"golang.org/x/net/html"
 
 	"asa/engine/dom"
 	"asa/engine/sitedef"
@@ -162,4 +163,79 @@ func anyString(v any) string {
 		return "false"
 	}
 	return strings.TrimSuffix(strings.TrimRight(strings.TrimRight(strings.Replace(stringify(v), ".000000", "", 1), "0"), "."), ".")
+}
+
+// TestNativeXPathMatchesFull runs every XPath of the native subset both ways, from the document and
+// from a spread of element contexts of fixture and corpus pages: same nodes, same order.
+func TestNativeXPathMatchesFull(t *testing.T) {
+	var pages []string
+	// Every fixture page, and one real page of each kind (the reference evaluation is slow on them).
+	for _, pat := range []string{"../fixtures/*/*/*/*.html", "../../shared/corpus/amazon/product-amazon.com-dp-B01GOH7PKA.html",
+		"../../shared/corpus/amazon/search-de-katzenfutter.html", "../../shared/corpus/google/serp-2024-03-13-gu-gels-0410241ce1e2.html"} {
+		m, _ := filepath.Glob(pat)
+		pages = append(pages, m...)
+	}
+	if len(pages) == 0 {
+		t.Skip("no pages")
+	}
+	var sels []*xpathSel
+	sites, _ := filepath.Glob("../sitedefs/*/site.yaml")
+	for _, sp := range sites {
+		eps, _ := filepath.Glob(filepath.Join(filepath.Dir(sp), "*.yaml"))
+		for _, ep := range eps {
+			if strings.HasSuffix(ep, "site.yaml") {
+				continue
+			}
+			sf, _ := readParse(sp)
+			ef, _ := readParse(ep)
+			p, d := New().Compile(sf, ef)
+			if d.HasErrors() {
+				t.Fatalf("%s: %v", ep, d)
+			}
+			for _, x := range p.xpathSelectors() {
+				if x.native != nil {
+					sels = append(sels, x)
+				}
+			}
+		}
+	}
+	if len(sels) < 20 {
+		t.Fatalf("only %d native XPaths found", len(sels))
+	}
+	checked := 0
+	for _, page := range pages {
+		body, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = dom.ToUTF8(body, "text/html")
+		root, err := dom.ParseHTML(body)
+		if err != nil {
+			continue
+		}
+		ctxs := []*html.Node{root}
+		i := 0
+		for n := root; n != nil && len(ctxs) < 16; n = nextNode(n, root) {
+			if n.Type == html.ElementNode {
+				if i%397 == 0 {
+					ctxs = append(ctxs, n)
+				}
+				i++
+			}
+		}
+		for _, s := range sels {
+			for _, c := range ctxs {
+				native := s.native.eval(root, c)
+				e := s.get()
+				full := e.Evaluate(dom.NavigatorAt(root, c))
+				got, want := describeResult(native), describeResult(full)
+				s.put(e)
+				if got != want {
+					t.Fatalf("%s on %s from <%s>:\nnative %s\nfull   %s", s.src, filepath.Base(page), c.Data, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d native XPaths, %d comparisons", len(sels), checked)
 }

@@ -230,3 +230,8 @@ func ancestry(n *html.Node) []*html.Node {
 
 // Attr returns the index of the attribute the navigator is on, or -1 on a node.
 func (h *HTMLNavigator) Attr() int { return h.attr }
+
+// AttrNavigatorAt returns a navigator on the attribute at index i of node.
+func AttrNavigatorAt(root, node *html.Node, i int) *HTMLNavigator {
+	return &HTMLNavigator{root: root, curr: node, attr: i}
+}
