@@ -30,8 +30,8 @@ type nativePath struct {
 
 type nativeStep struct {
 	descendant bool
-	parent     bool // ..
-	self       bool // self::name
+	parent     bool   // ..
+	self       bool   // self::name
 	name       string // element name or "*"
 	preds      []nodePred
 }
