@@ -310,38 +310,45 @@ func normSpaceX(s string) string { return strings.Join(strings.Fields(s), " ") }
 // exists reports whether the path selects anything from ctx (for path predicates).
 func (p *nativePath) exists(ctx *html.Node) bool {
 	cur := []*html.Node{ctx}
-	for _, st := range p.steps {
-		var next []*html.Node
-		for _, c := range cur {
-			switch {
-			case st.parent:
-				if c.Parent != nil {
-					next = append(next, c.Parent)
+	for i := range p.steps {
+		if cur = p.steps[i].apply(cur, nil); len(cur) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// apply takes one step from every node of cur, in order (repeats kept, as antchfx has them).
+func (st *nativeStep) apply(cur []*html.Node, root *html.Node) []*html.Node {
+	if st.name == "#root" {
+		return []*html.Node{root}
+	}
+	var next []*html.Node
+	for _, c := range cur {
+		switch {
+		case st.parent:
+			if c.Parent != nil {
+				next = append(next, c.Parent)
+			}
+		case st.self:
+			if st.match(c) {
+				next = append(next, c)
+			}
+		case st.descendant:
+			for n := c.FirstChild; n != nil; n = nextNode(n, c) {
+				if st.match(n) {
+					next = append(next, n)
 				}
-			case st.self:
-				if st.match(c) {
-					next = append(next, c)
-				}
-			case st.descendant:
-				for n := c.FirstChild; n != nil; n = nextNode(n, c) {
-					if st.match(n) {
-						next = append(next, n)
-					}
-				}
-			default:
-				for n := c.FirstChild; n != nil; n = n.NextSibling {
-					if st.match(n) {
-						next = append(next, n)
-					}
+			}
+		default:
+			for n := c.FirstChild; n != nil; n = n.NextSibling {
+				if st.match(n) {
+					next = append(next, n)
 				}
 			}
 		}
-		if len(next) == 0 {
-			return false
-		}
-		cur = next
 	}
-	return true
+	return next
 }
 
 func attr(n *html.Node, name string) (string, bool) {
@@ -409,41 +416,8 @@ func (nx *nativeXPath) eval(root, ctx *html.Node) any {
 
 func (p *nativePath) eval(root, ctx *html.Node) []xpath.NodeNavigator {
 	cur := []*html.Node{ctx}
-	for _, st := range p.steps {
-		if st.name == "#root" {
-			cur = []*html.Node{root}
-			continue
-		}
-		var next []*html.Node
-		for _, c := range cur {
-			if st.parent {
-				if c.Parent != nil {
-					next = append(next, c.Parent)
-				}
-				continue
-			}
-			if st.self {
-				if st.match(c) {
-					next = append(next, c)
-				}
-				continue
-			}
-			if st.descendant {
-				for n := c.FirstChild; n != nil; n = nextNode(n, c) {
-					if st.match(n) {
-						next = append(next, n)
-					}
-				}
-			} else {
-				for n := c.FirstChild; n != nil; n = n.NextSibling {
-					if st.match(n) {
-						next = append(next, n)
-					}
-				}
-			}
-		}
-		cur = next
-		if len(cur) == 0 {
+	for i := range p.steps {
+		if cur = p.steps[i].apply(cur, root); len(cur) == 0 {
 			return nil
 		}
 	}
