@@ -47,6 +47,7 @@ func newLimiter(now func() time.Time) *limiter {
 
 // decision is the outcome of an admission.
 type decision struct {
+	at         time.Time // when the limiter decided
 	ok         bool
 	retryAfter time.Duration
 	inFlight   int
@@ -73,16 +74,16 @@ func (l *limiter) acquire(key int64, lim Limits) decision {
 	st.tokens = math.Min(float64(lim.Burst), st.tokens+now.Sub(st.last).Seconds()*lim.RPS)
 	st.last = now
 	if st.inFlight >= lim.Concurrency {
-		return decision{retryAfter: time.Second, inFlight: st.inFlight, reason: "concurrency"}
+		return decision{at: now, retryAfter: time.Second, inFlight: st.inFlight, reason: "concurrency"}
 	}
 	if st.tokens < 1 {
 		wait := time.Duration((1 - st.tokens) / lim.RPS * float64(time.Second))
-		return decision{retryAfter: wait, inFlight: st.inFlight, reason: "rate"}
+		return decision{at: now, retryAfter: wait, inFlight: st.inFlight, reason: "rate"}
 	}
 	if st.count == len(st.ring) {
 		oldest := st.ring[st.head]
 		if now.Sub(oldest) < BurstWindow {
-			return decision{retryAfter: BurstWindow - now.Sub(oldest), inFlight: st.inFlight, reason: "burst"}
+			return decision{at: now, retryAfter: BurstWindow - now.Sub(oldest), inFlight: st.inFlight, reason: "burst"}
 		}
 	}
 	st.tokens--
@@ -94,7 +95,7 @@ func (l *limiter) acquire(key int64, lim Limits) decision {
 		st.ring[(st.head+st.count)%len(st.ring)] = now
 		st.count++
 	}
-	return decision{ok: true, inFlight: st.inFlight, recent: st.recentLocked(now)}
+	return decision{at: now, ok: true, inFlight: st.inFlight, recent: st.recentLocked(now)}
 }
 
 func (st *keyState) recentLocked(now time.Time) int {

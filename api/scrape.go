@@ -56,6 +56,9 @@ func (s *Server) authenticate(c echo.Context) (Principal, *errcode.Error) {
 // admit applies the key's limits; the returned release must run on every exit path.
 func (s *Server) admit(c echo.Context, p Principal) (func(), *errcode.Error) {
 	d := s.limiter.acquire(p.KeyID, p.Limits)
+	if d.ok && s.deps.OnAdmit != nil {
+		s.deps.OnAdmit(p.KeyID, d.at)
+	}
 	if !d.ok {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.retryAfter)))
 		msg := fmt.Sprintf("rate limit: at most %.0f requests per second and %d per %v for this key", p.Limits.RPS, p.Limits.Burst, BurstWindow)

@@ -146,6 +146,9 @@ type Deps struct {
 	// Timing, when set, receives each scrape's total handler time and the part spent running the
 	// plan (fetch and extraction): the difference is the service's own overhead (make loadtest).
 	Timing func(endpoint string, total, run time.Duration)
+	// OnAdmit, when set, receives the limiter's time of every admission (make loadtest checks the
+	// burst window against it, not against when responses happened to arrive).
+	OnAdmit func(keyID int64, at time.Time)
 	// Batches stores batches and their queue (POST/GET .../batch); nil leaves the batch endpoints out.
 	Batches BatchStore
 	// Webhooks sends batch webhooks (FetchWebhooks); nil refuses webhook_url.
