@@ -260,17 +260,6 @@ func (p *Plan) HasStep(id string) bool {
 	return false
 }
 
-// fastSelectors lists the plan's XPaths that have an index plan (for tests).
-func (p *Plan) fastSelectors() []*xpathSel {
-	var out []*xpathSel
-	for _, x := range p.xpathSelectors() {
-		if x.fast != nil {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // xpathSelectors lists every compiled XPath of the plan (for tests).
 func (p *Plan) xpathSelectors() []*xpathSel {
 	var out []*xpathSel

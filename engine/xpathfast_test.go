@@ -60,20 +60,9 @@ func TestFastXPathMatchesFull(t *testing.T) {
 		t.Skip("no pages")
 	}
 	var sels []*xpathSel
-	sites, _ := filepath.Glob("../sitedefs/*/site.yaml")
-	for _, sp := range sites {
-		eps, _ := filepath.Glob(filepath.Join(filepath.Dir(sp), "*.yaml"))
-		for _, ep := range eps {
-			if strings.HasSuffix(ep, "site.yaml") {
-				continue
-			}
-			sf, _ := readParse(sp)
-			ef, _ := readParse(ep)
-			p, d := New().Compile(sf, ef)
-			if d.HasErrors() {
-				t.Fatalf("%s: %v", ep, d)
-			}
-			sels = append(sels, p.fastSelectors()...)
+	for _, x := range shippedSelectors(t) {
+		if x.fast != nil {
+			sels = append(sels, x)
 		}
 	}
 	if len(sels) < 10 {
@@ -179,24 +168,9 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 		t.Skip("no pages")
 	}
 	var sels []*xpathSel
-	sites, _ := filepath.Glob("../sitedefs/*/site.yaml")
-	for _, sp := range sites {
-		eps, _ := filepath.Glob(filepath.Join(filepath.Dir(sp), "*.yaml"))
-		for _, ep := range eps {
-			if strings.HasSuffix(ep, "site.yaml") {
-				continue
-			}
-			sf, _ := readParse(sp)
-			ef, _ := readParse(ep)
-			p, d := New().Compile(sf, ef)
-			if d.HasErrors() {
-				t.Fatalf("%s: %v", ep, d)
-			}
-			for _, x := range p.xpathSelectors() {
-				if x.native != nil {
-					sels = append(sels, x)
-				}
-			}
+	for _, x := range shippedSelectors(t) {
+		if x.native != nil {
+			sels = append(sels, x)
 		}
 	}
 	if len(sels) < 20 {
@@ -238,4 +212,27 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 		}
 	}
 	t.Logf("%d native XPaths, %d comparisons", len(sels), checked)
+}
+
+// shippedSelectors compiles every shipped sitedef and returns all its XPaths.
+func shippedSelectors(t *testing.T) []*xpathSel {
+	t.Helper()
+	var out []*xpathSel
+	sites, _ := filepath.Glob("../sitedefs/*/site.yaml")
+	for _, sp := range sites {
+		eps, _ := filepath.Glob(filepath.Join(filepath.Dir(sp), "*.yaml"))
+		for _, ep := range eps {
+			if strings.HasSuffix(ep, "site.yaml") {
+				continue
+			}
+			sf, _ := readParse(sp)
+			ef, _ := readParse(ep)
+			p, d := New().Compile(sf, ef)
+			if d.HasErrors() {
+				t.Fatalf("%s: %v", ep, d)
+			}
+			out = append(out, p.xpathSelectors()...)
+		}
+	}
+	return out
 }
