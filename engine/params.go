@@ -13,7 +13,6 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"asa/engine/errcode"
-	"asa/engine/sitedef"
 )
 
 // Params are validated request parameters: string, int or bool values by declared type; a parameter
@@ -270,4 +269,3 @@ func inEnum(model any, field, v string) bool {
 	return slices.Contains(strings.Split(f.Tag.Get("enum"), ","), v)
 }
 
-var _ = sitedef.Pos{}
