@@ -268,4 +268,3 @@ func inEnum(model any, field, v string) bool {
 	}
 	return slices.Contains(strings.Split(f.Tag.Get("enum"), ","), v)
 }
-
