@@ -21,7 +21,11 @@ import (
 // document-order merging (several branches or nested candidates matched) the original runs instead.
 
 // maxCandidates bounds the index path: past it, one walk is cheaper than many small evaluations.
-const maxCandidates = 256
+// maxNativeCandidates is the bound when each candidate is checked natively.
+const (
+	maxCandidates       = 256
+	maxNativeCandidates = 4096
+)
 
 type fastXPath struct {
 	wrapper  string // "", "boolean", "count", "string", "normalize-space"
@@ -29,9 +33,10 @@ type fastXPath struct {
 }
 
 type fastBranch struct {
-	tag  string   // element name, or "*"
-	keys []string // index keys attr\x00value (any of them), or nil for a tag-only branch
-	self *xpathSel
+	tag    string   // element name, or "*"
+	keys   []string // index keys attr\x00value (any of them), or nil for a tag-only branch
+	self   *xpathSel
+	native *nativePath // self::<step>... evaluated natively, when of the native subset
 }
 
 // indexWant is what a plan's fast XPaths need indexed.
@@ -133,6 +138,9 @@ func analyzeBranch(b string) *fastBranch {
 		return nil
 	}
 	fb.self = self
+	// The rest of the path usually belongs to the native subset: then each candidate is checked on
+	// the node tree directly, cheap enough to take many more candidates than antchfx could.
+	fb.native = parseNativePath("self::" + fb.tag + b[len(m[0]):])
 	return fb
 }
 
@@ -352,7 +360,7 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		for _, l := range lists {
 			total += len(l)
 		}
-		if total > maxCandidates {
+		if total > maxCandidates && (b.native == nil || total > maxNativeCandidates) {
 			return nil, false
 		}
 		var got []xpath.NodeNavigator
@@ -360,6 +368,17 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		for _, cands := range lists {
 			for _, c := range cands {
 				if b.tag != "*" && c.Data != b.tag {
+					continue
+				}
+				if b.native != nil {
+					before := len(got)
+					got = append(got, b.native.eval(idx.root, c)...)
+					if fx.wrapper == "boolean" && len(got) > 0 {
+						return true, true
+					}
+					if len(got) > before {
+						from = append(from, c)
+					}
 					continue
 				}
 				e := b.self.get()
