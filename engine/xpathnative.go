@@ -32,6 +32,8 @@ type nativeStep struct {
 	descendant bool
 	parent     bool   // ..
 	self       bool   // self::name
+	sibling    int    // 1: following-sibling::, -1: preceding-sibling::
+	first      bool   // a final [1]: only the nearest match (child and sibling axes)
 	name       string // element name or "*"
 	preds      []nodePred
 }
@@ -103,12 +105,17 @@ func parseNativePath(s string) *nativePath {
 			s = s[2:]
 			continue
 		}
-		self := false
-		if strings.HasPrefix(s, "self::") {
+		self, sibling := false, 0
+		switch {
+		case strings.HasPrefix(s, "self::"):
 			if desc || len(p.steps) > 0 {
 				return nil
 			}
 			self, s = true, s[len("self::"):]
+		case strings.HasPrefix(s, "following-sibling::") && !desc:
+			sibling, s = 1, s[len("following-sibling::"):]
+		case strings.HasPrefix(s, "preceding-sibling::") && !desc:
+			sibling, s = -1, s[len("preceding-sibling::"):]
 		}
 		i := 0
 		for i < len(s) && (isNameChar(s[i]) || s[i] == '*') {
@@ -118,11 +125,24 @@ func parseNativePath(s string) *nativePath {
 		if name != "*" && !isName(name) {
 			return nil
 		}
-		st := nativeStep{descendant: desc, self: self, name: name}
+		st := nativeStep{descendant: desc, self: self, sibling: sibling, name: name}
 		s = s[i:]
 		for strings.HasPrefix(s, "[") {
 			end := matching(s, 0)
 			if end < 0 {
+				return nil
+			}
+			if strings.TrimSpace(s[1:end]) == "1" {
+				// [1] is the nearest match on the child and sibling axes, and only as the last
+				// predicate (a predicate after it would count from a different set).
+				if desc || self || st.first || (len(s) > end+1 && s[end+1] == '[') {
+					return nil
+				}
+				st.first = true
+				s = s[end+1:]
+				continue
+			}
+			if st.first {
 				return nil
 			}
 			pred := parsePred(strings.TrimSpace(s[1:end]))
@@ -257,6 +277,9 @@ func parsePred(s string) nodePred {
 			return false
 		}
 	}
+	if strings.HasPrefix(s, "following-sibling::") || strings.HasPrefix(s, "preceding-sibling::") {
+		s = "./" + s
+	}
 	if strings.HasPrefix(s, "./") || strings.HasPrefix(s, ".//") {
 		if p := parseNativePath(s); p != nil && p.attr == "" {
 			return func(n *html.Node) bool { return p.exists(n) }
@@ -334,6 +357,24 @@ func (st *nativeStep) apply(cur []*html.Node, root *html.Node) []*html.Node {
 			if st.match(c) {
 				next = append(next, c)
 			}
+		case st.sibling > 0:
+			for n := c.NextSibling; n != nil; n = n.NextSibling {
+				if st.match(n) {
+					next = append(next, n)
+					if st.first {
+						break
+					}
+				}
+			}
+		case st.sibling < 0:
+			for n := c.PrevSibling; n != nil; n = n.PrevSibling {
+				if st.match(n) {
+					next = append(next, n)
+					if st.first {
+						break
+					}
+				}
+			}
 		case st.descendant:
 			for n := c.FirstChild; n != nil; n = nextNode(n, c) {
 				if st.match(n) {
@@ -344,6 +385,9 @@ func (st *nativeStep) apply(cur []*html.Node, root *html.Node) []*html.Node {
 			for n := c.FirstChild; n != nil; n = n.NextSibling {
 				if st.match(n) {
 					next = append(next, n)
+					if st.first {
+						break
+					}
 				}
 			}
 		}
