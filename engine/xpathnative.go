@@ -248,19 +248,14 @@ func parsePred(s string) nodePred {
 			if len(args) != 2 {
 				return nil
 			}
-			arg, _ := strArg(strings.TrimSpace(args[0]))
-			lit := strings.TrimSpace(args[1])
-			if arg == nil || len(lit) < 2 || (lit[0] != '\'' && lit[0] != '"') || lit[len(lit)-1] != lit[0] {
-				return nil
-			}
-			val := lit[1 : len(lit)-1]
-			if strings.ContainsAny(val, `'"`) {
+			a, b := strOrLit(strings.TrimSpace(args[0])), strOrLit(strings.TrimSpace(args[1]))
+			if a == nil || b == nil {
 				return nil
 			}
 			if fn == "contains" {
-				return func(n *html.Node) bool { return strings.Contains(arg(n), val) }
+				return func(n *html.Node) bool { return strings.Contains(a(n), b(n)) }
 			}
-			return func(n *html.Node) bool { return strings.HasPrefix(arg(n), val) }
+			return func(n *html.Node) bool { return strings.HasPrefix(a(n), b(n)) }
 		}
 	}
 	if s == "normalize-space(.)" || s == "normalize-space()" {
@@ -320,6 +315,35 @@ func strArg(a string) (get func(*html.Node) string, present func(*html.Node) boo
 		return func(n *html.Node) string { v, _ := attr(n, name); return " " + normSpaceX(v) + " " }, nil
 	}
 	return nil, nil
+}
+
+// strOrLit compiles a string argument: a quoted literal, a strArg, or a concat of them.
+func strOrLit(a string) func(*html.Node) string {
+	if len(a) >= 2 && (a[0] == '\'' || a[0] == '"') && a[len(a)-1] == a[0] && !strings.ContainsRune(a[1:len(a)-1], rune(a[0])) {
+		lit := a[1 : len(a)-1]
+		return func(*html.Node) string { return lit }
+	}
+	if get, _ := strArg(a); get != nil {
+		return get
+	}
+	if strings.HasPrefix(a, "concat(") && matching(a, len("concat")) == len(a)-1 {
+		var parts []func(*html.Node) string
+		for _, p := range splitTop(a[len("concat("):len(a)-1], ',') {
+			f := strOrLit(strings.TrimSpace(p))
+			if f == nil {
+				return nil
+			}
+			parts = append(parts, f)
+		}
+		return func(n *html.Node) string {
+			var b strings.Builder
+			for _, f := range parts {
+				b.WriteString(f(n))
+			}
+			return b.String()
+		}
+	}
+	return nil
 }
 
 var tokenRe = regexp.MustCompile(`^concat\(\s*' '\s*,\s*normalize-space\(@([A-Za-z_][A-Za-z0-9_.:-]*)\)\s*,\s*' '\s*\)$`)
