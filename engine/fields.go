@@ -232,7 +232,15 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 			item = elems[i]
 		}
 		cenv := r.childEnv(obj, item, i, items)
+		outer := r.item
+		if h, ok := c.(*dom.HTMLNavigator); ok && navs != nil && h.Attr() < 0 {
+			r.item.reset(h.Current())
+		}
 		err := r.fields(def.children, obj, cenv, c, depth+1, false)
+		// A nested list replaced the item; its slice's storage is kept for the next item.
+		if r.item.node != outer.node {
+			r.item.node, r.item.built = nil, false
+		}
 		if err != nil {
 			if _, drop := err.(errDropItem); drop {
 				dropped++
@@ -262,7 +270,7 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 			}
 		}
 		if nx := s.xpath.native; nx != nil && nx.wrapper == "" && h.Attr() < 0 {
-			navs, _ := nx.eval(h.Root(), h.Current()).([]xpath.NodeNavigator)
+			navs, _ := nx.eval(h.Root(), h.Current(), &r.item).([]xpath.NodeNavigator)
 			return navs
 		}
 	}
@@ -352,7 +360,7 @@ func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text boo
 			}
 		}
 		if x.native != nil && h.Attr() < 0 {
-			return nodeResult(x.native.eval(h.Root(), h.Current()), all, text), nil
+			return nodeResult(x.native.evalAll(h.Root(), h.Current(), &r.item, all), all, text), nil
 		}
 	}
 	e := x.get()

@@ -106,6 +106,7 @@ type run struct {
 	warnings  []string
 	prevItems []any
 	indexes   map[*html.Node]*docIndex
+	item      subtree // the elements of the list item whose fields are being evaluated
 }
 
 // Run executes the plan. Errors are *RunError carrying an *errcode.Error.

@@ -372,7 +372,7 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 				}
 				if b.native != nil {
 					before := len(got)
-					got = append(got, b.native.eval(idx.root, c)...)
+					got = append(got, b.native.eval(idx.root, c, nil)...)
 					if fx.wrapper == "boolean" && len(got) > 0 {
 						return true, true
 					}

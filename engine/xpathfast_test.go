@@ -187,31 +187,63 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 		if err != nil {
 			continue
 		}
+		// A spread of elements, and list items (result cards), the contexts card fields run from.
 		ctxs := []*html.Node{root}
-		i := 0
-		for n := root; n != nil && len(ctxs) < 16; n = nextNode(n, root) {
+		i, items := 0, 0
+		for n := root; n != nil; n = nextNode(n, root) {
 			if n.Type == html.ElementNode {
-				if i%397 == 0 {
+				if _, card := attr(n, "data-asin"); card && items < 12 {
+					ctxs = append(ctxs, n)
+					items++
+				} else if i%397 == 0 && len(ctxs) < 16+items {
 					ctxs = append(ctxs, n)
 				}
 				i++
 			}
 		}
+		var sub subtree
 		for _, s := range sels {
 			for _, c := range ctxs {
-				native := s.native.eval(root, c)
 				e := s.get()
 				full := e.Evaluate(dom.NavigatorAt(root, c))
-				got, want := describeResult(native), describeResult(full)
+				want := describeResult(full)
 				s.put(e)
-				if got != want {
-					t.Fatalf("%s on %s from <%s>:\nnative %s\nfull   %s", s.src, filepath.Base(page), c.Data, got, want)
+				e = s.get()
+				fullFirst := firstOf(e.Evaluate(dom.NavigatorAt(root, c)))
+				s.put(e)
+				// From the tree, from the context's element list, and first-only.
+				sub.reset(c)
+				for _, way := range []struct {
+					name string
+					res  any
+					want string
+				}{
+					{"native", s.native.eval(root, c, nil), want},
+					{"native over the item's elements", s.native.eval(root, c, &sub), want},
+					{"native first", s.native.evalAll(root, c, nil, false), fullFirst},
+					{"native first over the item's elements", s.native.evalAll(root, c, &sub, false), fullFirst},
+				} {
+					if got := describeResult(way.res); got != way.want {
+						t.Fatalf("%s on %s from <%s>, %s:\ngot  %s\nfull %s", s.src, filepath.Base(page), c.Data, way.name, got, way.want)
+					}
 				}
 				checked++
 			}
 		}
 	}
 	t.Logf("%d native XPaths, %d comparisons", len(sels), checked)
+}
+
+// firstOf is what antchfx gives for a field that takes one value: the first node of a node set.
+func firstOf(v any) string {
+	it, ok := v.(*xpath.NodeIterator)
+	if !ok {
+		return describeResult(v)
+	}
+	if !it.MoveNext() {
+		return describeResult([]xpath.NodeNavigator(nil))
+	}
+	return describeResult([]xpath.NodeNavigator{it.Current().Copy()})
 }
 
 // shippedSelectors compiles every shipped sitedef and returns all its XPaths.
@@ -235,4 +267,31 @@ func shippedSelectors(t *testing.T) []*xpathSel {
 		}
 	}
 	return out
+}
+
+// The string shortcuts of the native subset against the general forms they replace.
+func TestNativeStringShortcuts(t *testing.T) {
+	values := []string{"", " ", "a-price", "a-price-whole", "x a-price", "a-price y", " a-price ", "xa-price",
+		"a-pricey a-price", "a\ta-price\n", "a-price\u00a0b", "b\u00a0a-price", "a-text-price a-price", "a\u2003b",
+		"by", " by ", "von", "de  di", "d", "door\n", "Von", "bye", "\u00a0by\u00a0", "by by", "par door"}
+	for _, v := range values {
+		for _, tok := range []string{"a-price", "a", "b", "by"} {
+			want := strings.Contains(" "+strings.Join(strings.Fields(v), " ")+" ", " "+tok+" ")
+			if got := hasToken(v, tok); got != want {
+				t.Errorf("hasToken(%q, %q) = %v, want %v", v, tok, got, want)
+			}
+		}
+		list := " von by de di par door "
+		w := strings.Join(strings.Fields(v), " ")
+		want := strings.Contains(list, " "+w+" ")
+		if got := containsSpaced(list, normSpaceX(v)); got != want {
+			t.Errorf("containsSpaced(%q) = %v, want %v", v, got, want)
+		}
+		if got := normSpaceX(v); got != w {
+			t.Errorf("normSpaceX(%q) = %q, want %q", v, got, w)
+		}
+		if got, min := nonSpace(v), len(w)-strings.Count(w, " "); got != min {
+			t.Errorf("nonSpace(%q) = %d, want %d", v, got, min)
+		}
+	}
 }

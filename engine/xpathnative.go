@@ -3,9 +3,12 @@ package engine
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"asa/engine/dom"
 )
@@ -35,6 +38,7 @@ type nativeStep struct {
 	sibling    int    // 1: following-sibling::, -1: preceding-sibling::
 	first      bool   // a final [1]: only the nearest match (child and sibling axes)
 	name       string // element name or "*"
+	atom       atom.Atom
 	preds      []nodePred
 }
 
@@ -125,7 +129,7 @@ func parseNativePath(s string) *nativePath {
 		if name != "*" && !isName(name) {
 			return nil
 		}
-		st := nativeStep{descendant: desc, self: self, sibling: sibling, name: name}
+		st := nativeStep{descendant: desc, self: self, sibling: sibling, name: name, atom: atom.Lookup([]byte(name))}
 		s = s[i:]
 		for strings.HasPrefix(s, "[") {
 			end := matching(s, 0)
@@ -248,18 +252,11 @@ func parsePred(s string) nodePred {
 			if len(args) != 2 {
 				return nil
 			}
-			a, b := strOrLit(strings.TrimSpace(args[0])), strOrLit(strings.TrimSpace(args[1]))
-			if a == nil || b == nil {
-				return nil
-			}
-			if fn == "contains" {
-				return func(n *html.Node) bool { return strings.Contains(a(n), b(n)) }
-			}
-			return func(n *html.Node) bool { return strings.HasPrefix(a(n), b(n)) }
+			return stringTest(fn, strings.TrimSpace(args[0]), strings.TrimSpace(args[1]))
 		}
 	}
 	if s == "normalize-space(.)" || s == "normalize-space()" {
-		return func(n *html.Node) bool { return normSpaceX(stringValue(n)) != "" }
+		return func(n *html.Node) bool { return !allSpace(stringValue(n)) }
 	}
 	if s == "*" || isName(s) {
 		name := s
@@ -317,10 +314,139 @@ func strArg(a string) (get func(*html.Node) string, present func(*html.Node) boo
 	return nil, nil
 }
 
+// xpathLiteral returns the text of a quoted XPath literal.
+func xpathLiteral(a string) (string, bool) {
+	if len(a) >= 2 && (a[0] == '\'' || a[0] == '"') && a[len(a)-1] == a[0] && !strings.ContainsRune(a[1:len(a)-1], rune(a[0])) {
+		return a[1 : len(a)-1], true
+	}
+	return "", false
+}
+
+// stringTest compiles contains(a, b) or starts-with(a, b). The shapes that run on every element of
+// every card (an attribute against a literal, the class-token idiom) are compiled to code that does
+// not build the strings the general form concatenates: they run tens of thousands of times a page.
+func stringTest(fn, a, b string) nodePred {
+	test := strings.Contains
+	if fn == "starts-with" {
+		test = strings.HasPrefix
+	}
+	if lit, ok := xpathLiteral(b); ok {
+		if strings.HasPrefix(a, "@") && isName(a[1:]) {
+			name := a[1:]
+			return func(n *html.Node) bool { v, _ := attr(n, name); return test(v, lit) }
+		}
+		// contains(concat(' ', normalize-space(@class), ' '), ' tok '): tok is one of the tokens.
+		if m := tokenRe.FindStringSubmatch(a); m != nil && fn == "contains" {
+			if tok := lit[min(1, len(lit)):max(len(lit)-1, 0)]; len(lit) > 2 && lit[0] == ' ' && lit[len(lit)-1] == ' ' && tok != "" && !strings.ContainsAny(tok, " \t\n\r\f") {
+				name := m[1]
+				return func(n *html.Node) bool { v, _ := attr(n, name); return hasToken(v, tok) }
+			}
+		}
+		if get, _ := strArg(a); get != nil {
+			return func(n *html.Node) bool { return test(get(n), lit) }
+		}
+	}
+	if lit, ok := xpathLiteral(a); ok {
+		// contains(' von by de ', concat(' ', normalize-space(.), ' ')): the word list against a
+		// node's normalized text; a text longer than the list cannot be in it.
+		if m := spacedNormRe.FindStringSubmatch(b); m != nil {
+			get, _ := strArg(m[1])
+			if get != nil {
+				return func(n *html.Node) bool {
+					v := get(n)
+					// normalize-space only drops spaces, so a text with more other bytes than the
+					// list has cannot be in it; most nodes are ruled out here without a copy.
+					if len(v) > len(lit) && nonSpace(v) > len(lit) {
+						return false
+					}
+					w := normSpaceX(v)
+					if fn == "starts-with" {
+						return strings.HasPrefix(lit, " "+w+" ")
+					}
+					return containsSpaced(lit, w)
+				}
+			}
+		}
+	}
+	x, y := strOrLit(a), strOrLit(b)
+	if x == nil || y == nil {
+		return nil
+	}
+	return func(n *html.Node) bool { return test(x(n), y(n)) }
+}
+
+var spacedNormRe = regexp.MustCompile(`^concat\(\s*' '\s*,\s*normalize-space\(([^()]*)\)\s*,\s*' '\s*\)$`)
+
+// containsSpaced reports whether " "+w+" " occurs in s, without building it.
+func containsSpaced(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j > 0 && s[j-1] == ' ' && j+len(w) < len(s) && s[j+len(w)] == ' ' {
+			return true
+		}
+		i = j + 1
+		if i > len(s) {
+			return false
+		}
+	}
+}
+
+// nonSpace counts the bytes of s that are not in a space (unicode.IsSpace, as strings.Fields).
+func nonSpace(s string) int {
+	k := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !isXMLSpace(c) {
+				k++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			k += size
+		}
+		i += size
+	}
+	return k
+}
+
+// hasToken reports whether tok is one of the whitespace-separated tokens of v.
+func hasToken(v, tok string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] >= utf8.RuneSelf {
+			// a Unicode space separates tokens too: the general form
+			return strings.Contains(" "+normSpaceX(v)+" ", " "+tok+" ")
+		}
+	}
+	for i := 0; ; {
+		j := strings.Index(v[i:], tok)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(tok)
+		if (j == 0 || isXMLSpace(v[j-1])) && (end == len(v) || isXMLSpace(v[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// isXMLSpace is the ASCII whitespace strings.Fields splits on.
+func isXMLSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func allSpace(s string) bool { return strings.TrimSpace(s) == "" }
+
 // strOrLit compiles a string argument: a quoted literal, a strArg, or a concat of them.
 func strOrLit(a string) func(*html.Node) string {
-	if len(a) >= 2 && (a[0] == '\'' || a[0] == '"') && a[len(a)-1] == a[0] && !strings.ContainsRune(a[1:len(a)-1], rune(a[0])) {
-		lit := a[1 : len(a)-1]
+	if lit, ok := xpathLiteral(a); ok {
 		return func(*html.Node) string { return lit }
 	}
 	if get, _ := strArg(a); get != nil {
@@ -356,67 +482,130 @@ func normSpaceX(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // exists reports whether the path selects anything from ctx (for path predicates).
 func (p *nativePath) exists(ctx *html.Node) bool {
-	cur := []*html.Node{ctx}
-	for i := range p.steps {
-		if cur = p.steps[i].apply(cur, nil); len(cur) == 0 {
-			return false
+	n, _ := p.first(nil, ctx, nil)
+	return n != nil
+}
+
+// subtree is the elements under one node, in document order, listed in one walk the first time a
+// descendant step asks for them. A list item's fields each start with a descendant step from the
+// item (.//h2, .//span[...], .//img): a slice of its elements is several times cheaper to scan than
+// the tree, whose walk visits every text node and climbs back up through parents.
+type subtree struct {
+	node  *html.Node
+	elems []*html.Node
+	built bool
+}
+
+// reset points the subtree at n, keeping the slice's storage.
+func (t *subtree) reset(n *html.Node) {
+	t.node, t.elems, t.built = n, t.elems[:0], false
+}
+
+func (t *subtree) list() []*html.Node {
+	if !t.built {
+		for n := t.node.FirstChild; n != nil; n = nextNode(n, t.node) {
+			if n.Type == html.ElementNode {
+				t.elems = append(t.elems, n)
+			}
+		}
+		t.built = true
+	}
+	return t.elems
+}
+
+// each calls yield with every node the step selects from c, in order (repeats kept, as antchfx
+// has them), and stops early when yield returns false. It returns false when it was stopped.
+func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.Node) bool) bool {
+	switch {
+	case st.name == "#root":
+		return yield(root)
+	case st.parent:
+		if c.Parent != nil {
+			return yield(c.Parent)
+		}
+	case st.self:
+		if st.match(c) {
+			return yield(c)
+		}
+	case st.sibling != 0:
+		next := func(n *html.Node) *html.Node { return n.NextSibling }
+		start := c.NextSibling
+		if st.sibling < 0 {
+			next, start = func(n *html.Node) *html.Node { return n.PrevSibling }, c.PrevSibling
+		}
+		for n := start; n != nil; n = next(n) {
+			if st.match(n) {
+				if !yield(n) {
+					return false
+				}
+				if st.first {
+					break
+				}
+			}
+		}
+	case st.descendant:
+		if sub != nil && sub.node == c {
+			for _, n := range sub.list() {
+				if st.match(n) && !yield(n) {
+					return false
+				}
+			}
+			return true
+		}
+		for n := c.FirstChild; n != nil; n = nextNode(n, c) {
+			if st.match(n) && !yield(n) {
+				return false
+			}
+		}
+	default:
+		for n := c.FirstChild; n != nil; n = n.NextSibling {
+			if st.match(n) {
+				if !yield(n) {
+					return false
+				}
+				if st.first {
+					break
+				}
+			}
 		}
 	}
 	return true
 }
 
 // apply takes one step from every node of cur, in order (repeats kept, as antchfx has them).
-func (st *nativeStep) apply(cur []*html.Node, root *html.Node) []*html.Node {
-	if st.name == "#root" {
-		return []*html.Node{root}
-	}
+func (st *nativeStep) apply(cur []*html.Node, root *html.Node, sub *subtree) []*html.Node {
 	var next []*html.Node
+	add := func(n *html.Node) bool { next = append(next, n); return true }
 	for _, c := range cur {
-		switch {
-		case st.parent:
-			if c.Parent != nil {
-				next = append(next, c.Parent)
-			}
-		case st.self:
-			if st.match(c) {
-				next = append(next, c)
-			}
-		case st.sibling > 0:
-			for n := c.NextSibling; n != nil; n = n.NextSibling {
-				if st.match(n) {
-					next = append(next, n)
-					if st.first {
-						break
-					}
-				}
-			}
-		case st.sibling < 0:
-			for n := c.PrevSibling; n != nil; n = n.PrevSibling {
-				if st.match(n) {
-					next = append(next, n)
-					if st.first {
-						break
-					}
-				}
-			}
-		case st.descendant:
-			for n := c.FirstChild; n != nil; n = nextNode(n, c) {
-				if st.match(n) {
-					next = append(next, n)
-				}
-			}
-		default:
-			for n := c.FirstChild; n != nil; n = n.NextSibling {
-				if st.match(n) {
-					next = append(next, n)
-					if st.first {
-						break
-					}
-				}
-			}
-		}
+		st.each(c, root, sub, add)
 	}
 	return next
+}
+
+// first returns the first node (and attribute index, or -1) the path selects from ctx, in the order
+// eval has them, walking no further than it needs: a card's title is usually near its top.
+func (p *nativePath) first(root, ctx *html.Node, sub *subtree) (*html.Node, int) {
+	var found *html.Node
+	at := -1
+	var walk func(i int, c *html.Node) bool
+	walk = func(i int, c *html.Node) bool {
+		if i == len(p.steps) {
+			if p.attr == "" {
+				found = c
+				return false
+			}
+			for j, a := range c.Attr {
+				if a.Key == p.attr {
+					found, at = c, j
+					return false
+				}
+			}
+			return true
+		}
+		return p.steps[i].each(c, root, sub, func(n *html.Node) bool { return walk(i+1, n) })
+	}
+	walk(0, ctx)
+	return found, at
 }
 
 func attr(n *html.Node, name string) (string, bool) {
@@ -429,7 +618,8 @@ func attr(n *html.Node, name string) (string, bool) {
 }
 
 func (st *nativeStep) match(n *html.Node) bool {
-	if n.Type != html.ElementNode || (st.name != "*" && n.Data != st.name) {
+	// The atom comparison rejects most elements without touching their name's bytes.
+	if n.Type != html.ElementNode || (st.name != "*" && (st.atom != 0 && n.DataAtom != st.atom || n.Data != st.name)) {
 		return false
 	}
 	for _, p := range st.preds {
@@ -440,8 +630,32 @@ func (st *nativeStep) match(n *html.Node) bool {
 	return true
 }
 
-// eval runs the plan from ctx (an element or the document node).
-func (nx *nativeXPath) eval(root, ctx *html.Node) any {
+// eval runs the plan from ctx (an element or the document node). sub, when not nil, lists the
+// elements under one node that descendant steps from that node scan instead of the tree.
+func (nx *nativeXPath) eval(root, ctx *html.Node, sub *subtree) any {
+	return nx.evalAll(root, ctx, sub, true)
+}
+
+// evalAll is eval; with all false, a node set holds at most its first node, found without walking
+// further than needed.
+func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any {
+	if nx.wrapper == "boolean" || !all && nx.wrapper == "" {
+		for _, b := range nx.branches {
+			if n, at := b.first(root, ctx, sub); n != nil {
+				if nx.wrapper == "boolean" {
+					return true
+				}
+				if at >= 0 {
+					return []xpath.NodeNavigator{dom.AttrNavigatorAt(root, n, at)}
+				}
+				return []xpath.NodeNavigator{dom.NavigatorAt(root, n)}
+			}
+		}
+		if nx.wrapper == "boolean" {
+			return false
+		}
+		return []xpath.NodeNavigator(nil)
+	}
 	var found []xpath.NodeNavigator
 	type key struct {
 		n *html.Node
@@ -449,10 +663,7 @@ func (nx *nativeXPath) eval(root, ctx *html.Node) any {
 	}
 	var seen map[key]bool
 	for bi, b := range nx.branches {
-		got := b.eval(root, ctx)
-		if nx.wrapper == "boolean" && len(got) > 0 {
-			return true
-		}
+		got := b.eval(root, ctx, sub)
 		if bi == 0 {
 			found = got
 			continue
@@ -473,19 +684,16 @@ func (nx *nativeXPath) eval(root, ctx *html.Node) any {
 			}
 		}
 	}
-	switch nx.wrapper {
-	case "boolean":
-		return len(found) > 0
-	case "count":
+	if nx.wrapper == "count" {
 		return float64(len(found))
 	}
 	return found
 }
 
-func (p *nativePath) eval(root, ctx *html.Node) []xpath.NodeNavigator {
+func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNavigator {
 	cur := []*html.Node{ctx}
 	for i := range p.steps {
-		if cur = p.steps[i].apply(cur, root); len(cur) == 0 {
+		if cur = p.steps[i].apply(cur, root, sub); len(cur) == 0 {
 			return nil
 		}
 	}

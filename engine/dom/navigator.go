@@ -69,6 +69,10 @@ func (h *HTMLNavigator) Value() string {
 	return ""
 }
 
+// StringValue is the XPath string-value of a node: a text node's text, or all the descendant text
+// of an element or document, as the navigator's Value gives it.
+func StringValue(n *html.Node) string { return innerText(n) }
+
 func innerText(n *html.Node) string {
 	if n.Type == html.TextNode {
 		return n.Data
