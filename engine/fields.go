@@ -36,7 +36,7 @@ func (r *run) childEnv(obj map[string]any, item any, index int, items []any) map
 func (r *run) fields(fs []*field, obj map[string]any, env map[string]any, ctx xpath.NodeNavigator, depth int, top bool) error {
 	for _, f := range fs {
 		if f.when != nil {
-			ok, err := vm.Run(f.when, env)
+			ok, err := r.machine.Run(f.when, env)
 			if err != nil {
 				return errcode.New(errcode.ExtractionFailed, "field %s: evaluating when: %v", f.name, err)
 			}
@@ -85,7 +85,7 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 	}
 	if f.post != nil && !isEmpty(v) {
 		env["value"] = v
-		x, err := vm.Run(f.post, env)
+		x, err := r.machine.Run(f.post, env)
 		env["value"] = nil
 		if err != nil {
 			r.warnings = append(r.warnings, fmt.Sprintf("field %s post: %v", f.name, err))
@@ -123,7 +123,7 @@ func (r *run) applyLimit(f *field, env map[string]any, v any) any {
 	if !ok {
 		return v
 	}
-	x, err := vm.Run(f.limit, env)
+	x, err := r.machine.Run(f.limit, env)
 	if err != nil {
 		return v
 	}
@@ -197,7 +197,7 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 	}
 	n := max(len(navs), len(elems))
 	if f.limit != nil {
-		if x, err := vm.Run(f.limit, env); err == nil {
+		if x, err := r.machine.Run(f.limit, env); err == nil {
 			if lim, ok := toInt(x); ok && lim >= 0 && lim < n {
 				n = lim
 			}
@@ -223,7 +223,7 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 	}
 	dropped := 0
 	for i := 0; i < n; i++ {
-		obj := map[string]any{}
+		obj := make(map[string]any, len(def.children))
 		var item any
 		c := ctx
 		if navs != nil {
@@ -302,7 +302,7 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		}
 		v, _ = r.evalXPath(s.xpath, base, s.all || kind == kList, true)
 	case selExpr:
-		x, err := vm.Run(s.prog, env)
+		x, err := r.machine.Run(s.prog, env)
 		if err != nil {
 			return nil, fmt.Errorf("expression: %v", err)
 		}
@@ -333,7 +333,7 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 			continue
 		}
 		env["value"] = v
-		x, err := vm.Run(t, env)
+		x, err := r.machine.Run(t, env)
 		env["value"] = nil
 		if err != nil {
 			return nil, fmt.Errorf("transform: %v", err)

@@ -107,6 +107,10 @@ type run struct {
 	prevItems []any
 	indexes   map[*html.Node]*docIndex
 	item      subtree // the elements of the list item whose fields are being evaluated
+	// machine runs every expression of the run: one VM reused (a run is one goroutine, and no
+	// expression calls back into the engine) instead of a new one, with its stack, per field of
+	// every item.
+	machine vm.VM
 }
 
 // Run executes the plan. Errors are *RunError carrying an *errcode.Error.
@@ -266,7 +270,7 @@ func (r *run) page() (map[string]any, error) {
 	p := r.plan
 	for _, st := range p.steps {
 		if st.when != nil {
-			ok, err := vm.Run(st.when, r.env)
+			ok, err := r.machine.Run(st.when, r.env)
 			if err != nil {
 				return nil, errcode.New(errcode.ExtractionFailed, "step %s: evaluating when: %v", st.id, err)
 			}
@@ -288,7 +292,7 @@ func (r *run) page() (map[string]any, error) {
 	}
 	env["fields"] = obj
 	for _, rl := range p.outRules {
-		ok, err := vm.Run(rl.when, env)
+		ok, err := r.machine.Run(rl.when, env)
 		if err != nil {
 			r.warnings = append(r.warnings, fmt.Sprintf("rule %s: %v", rl.id, err))
 			continue
@@ -605,7 +609,7 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 		}
 	}
 	if m.expr != nil {
-		v, err := vm.Run(m.expr, r.env)
+		v, err := r.machine.Run(m.expr, r.env)
 		if b, _ := v.(bool); err != nil || !b {
 			return false
 		}

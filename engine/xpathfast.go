@@ -4,9 +4,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"asa/engine/dom"
 )
@@ -44,6 +46,33 @@ type indexWant struct {
 	attrs map[string]bool
 	keys  map[string]bool
 	tags  map[string]bool
+
+	// The same as short lists, made once: the index walk checks every element of the page against
+	// them, and a comparison of a few atoms is several times cheaper than a map lookup.
+	once      sync.Once
+	tagNames  []string
+	tagAtoms  []atom.Atom
+	attrNames []string
+}
+
+func (w *indexWant) lists() {
+	w.once.Do(func() {
+		for t := range w.tags {
+			w.tagNames = append(w.tagNames, t)
+		}
+		sort.Strings(w.tagNames)
+		for _, t := range w.tagNames {
+			a := atom.Lookup([]byte(t))
+			if strings.ToLower(t) != t {
+				a = 0 // a case-adjusted foreign name: compared as a string
+			}
+			w.tagAtoms = append(w.tagAtoms, a)
+		}
+		for a := range w.attrs {
+			w.attrNames = append(w.attrNames, a)
+		}
+		sort.Strings(w.attrNames)
+	})
 }
 
 func newIndexWant() *indexWant {
@@ -298,24 +327,37 @@ type docIndex struct {
 }
 
 func buildIndex(root *html.Node, want *indexWant) *docIndex {
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: map[string][]*html.Node{}}
+	want.lists()
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames))}
+	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
 	for n := root; n != nil; n = nextNode(n, root) {
 		if n.Type != html.ElementNode {
 			continue
 		}
-		if want.tags[n.Data] {
-			idx.tags[n.Data] = append(idx.tags[n.Data], n)
+		for i, a := range want.tagAtoms {
+			if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
+				byTag[i] = append(byTag[i], n)
+				break
+			}
 		}
 		for _, a := range n.Attr {
-			if !want.attrs[a.Key] {
-				continue
+			for _, name := range want.attrNames {
+				if a.Key != name {
+					continue
+				}
+				key = append(append(append(key[:0], a.Key...), 0), a.Val...)
+				if want.keys[string(key)] {
+					k := string(key)
+					idx.attrs[k] = append(idx.attrs[k], n)
+				}
+				break
 			}
-			key = append(append(append(key[:0], a.Key...), 0), a.Val...)
-			if want.keys[string(key)] {
-				k := string(key)
-				idx.attrs[k] = append(idx.attrs[k], n)
-			}
+		}
+	}
+	for i, t := range want.tagNames {
+		if byTag[i] != nil {
+			idx.tags[t] = byTag[i]
 		}
 	}
 	return idx

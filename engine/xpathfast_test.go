@@ -295,3 +295,30 @@ func TestNativeStringShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// string-length comparisons, natively and through antchfx, on attributes of every length.
+func TestNativeStringLength(t *testing.T) {
+	root, err := dom.ParseHTML([]byte(`<div><p data-asin="B01GOH7PKA">a</p><p data-asin="B01GOH7PK">b</p><p>c</p>` +
+		`<p data-asin="B01GOH7PKÄ">d</p><p data-asin="">e</p><p>  x  y </p></div>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"//p[string-length(@data-asin) = 10]", "//p[string-length(@data-asin) != 10]",
+		"//p[string-length(@data-asin) < 10]", "//p[string-length(@data-asin) >= 9]", "//p[string-length(@data-asin)>0]",
+		"//p[string-length(.) <= 1]", "//p[string-length(normalize-space(.)) = 3]"} {
+		x, err := newXPathSel(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nx := compileNative(src)
+		if nx == nil {
+			t.Fatalf("%s: not native", src)
+		}
+		e := x.get()
+		want := describeResult(e.Evaluate(dom.NavigatorAt(root, root)))
+		x.put(e)
+		if got := describeResult(nx.eval(root, root, nil)); got != want {
+			t.Errorf("%s: native %s, antchfx %s", src, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -232,6 +233,32 @@ func parsePred(s string) nodePred {
 			return ok && v == val
 		}
 	}
+	if m := lengthRe.FindStringSubmatch(s); m != nil {
+		// string-length(@data-asin) = 10: characters, as antchfx counts them; an absent attribute
+		// has length 0.
+		get, _ := strArg(strings.TrimSpace(m[1]))
+		want, err := strconv.ParseFloat(m[3], 64)
+		if get == nil || err != nil {
+			return nil
+		}
+		op := m[2]
+		return func(n *html.Node) bool {
+			l := float64(utf8.RuneCountInString(get(n)))
+			switch op {
+			case "=":
+				return l == want
+			case "!=":
+				return l != want
+			case "<":
+				return l < want
+			case "<=":
+				return l <= want
+			case ">":
+				return l > want
+			}
+			return l >= want
+		}
+	}
 	if m := cmpRe.FindStringSubmatch(s); m != nil {
 		arg, present := strArg(strings.TrimSpace(m[1]))
 		if arg == nil {
@@ -287,6 +314,8 @@ func parsePred(s string) nodePred {
 	}
 	return nil
 }
+
+var lengthRe = regexp.MustCompile(`^string-length\(([^()]+|normalize-space\([^()]*\))\)\s*(!=|<=|>=|=|<|>)\s*([0-9]+(?:\.[0-9]+)?)$`)
 
 var cmpRe = regexp.MustCompile(`^(.+?)\s*(!=|=)\s*(?:'([^']*)'|"([^"]*)")$`)
 
