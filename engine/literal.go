@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"regexp"
+	"strings"
 )
 
 // Rules, regex selectors and script markers search whole response bodies, often a megabyte of
@@ -107,4 +108,46 @@ func (br *bodyRegexp) findAllSubmatch(b []byte, n int) [][][]byte {
 		return nil
 	}
 	return br.re.FindAllSubmatch(b[i:], n)
+}
+
+// rareString is a literal searched for in short strings (attribute values, a node's text) by its
+// rarest byte: contains(@class, 's-video') runs on every element of every result card, and class
+// values are full of the 's' and '-' a first-byte search stops at.
+type rareString struct {
+	s    string
+	rare int
+}
+
+func newRareString(s string) rareString {
+	r := rareString{s: s}
+	for i := 1; i < len(s); i++ {
+		if htmlByteRank[s[i]] < htmlByteRank[s[r.rare]] {
+			r.rare = i
+		}
+	}
+	return r
+}
+
+// in reports whether r.s occurs in v.
+func (r rareString) in(v string) bool {
+	n := len(r.s)
+	if n == 0 {
+		return true
+	}
+	if len(v) < n {
+		return false
+	}
+	c, last := r.s[r.rare], len(v)-n+r.rare
+	for i := r.rare; i <= last; {
+		j := strings.IndexByte(v[i:last+1], c)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if v[i-r.rare:i-r.rare+n] == r.s {
+			return true
+		}
+		i++
+	}
+	return false
 }

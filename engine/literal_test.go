@@ -32,6 +32,18 @@ func FuzzLiteralIndex(f *testing.F) {
 	})
 }
 
+func FuzzRareString(f *testing.F) {
+	f.Add("s-video", "a-section s-video-player")
+	f.Add("vse-player", "vse-playe")
+	f.Add("", "x")
+	f.Add("zz", "azzz")
+	f.Fuzz(func(t *testing.T, needle, hay string) {
+		if got, want := newRareString(needle).in(hay), strings.Contains(hay, needle); got != want {
+			t.Fatalf("in(%q in %q) = %v, want %v", needle, hay, got, want)
+		}
+	})
+}
+
 func TestBodyRegexpAgreesWithRegexp(t *testing.T) {
 	body := []byte(`<script>var a = {"x":1}; "currentAsin" : "B01GOH7PKA", "currentAsin":"B000000000"</script>`)
 	for _, p := range []string{`"currentAsin"\s*:\s*"([A-Z0-9]{10})"`, `(?i)"CURRENTASIN"\s*:\s*"(\w+)"`, `nothere(\d)`, `a|b`} {

@@ -360,6 +360,10 @@ func stringTest(fn, a, b string) nodePred {
 		test = strings.HasPrefix
 	}
 	if lit, ok := xpathLiteral(b); ok {
+		if fn == "contains" {
+			rs := newRareString(lit)
+			test = func(v, _ string) bool { return rs.in(v) }
+		}
 		if strings.HasPrefix(a, "@") && isName(a[1:]) {
 			name := a[1:]
 			return func(n *html.Node) bool { v, _ := attr(n, name); return test(v, lit) }
