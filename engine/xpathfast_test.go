@@ -296,15 +296,17 @@ func TestNativeStringShortcuts(t *testing.T) {
 	}
 }
 
-// string-length comparisons, natively and through antchfx, on attributes of every length.
-func TestNativeStringLength(t *testing.T) {
+// string-length comparisons and one-attribute contains lists, natively and through antchfx.
+func TestNativeSmallShapes(t *testing.T) {
 	root, err := dom.ParseHTML([]byte(`<div><p data-asin="B01GOH7PKA">a</p><p data-asin="B01GOH7PK">b</p><p>c</p>` +
 		`<p data-asin="B01GOH7PKÄ">d</p><p data-asin="">e</p><p>  x  y </p></div>`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, src := range []string{"//p[string-length(@data-asin) = 10]", "//p[string-length(@data-asin) != 10]",
-		"//p[string-length(@data-asin) < 10]", "//p[string-length(@data-asin) >= 9]", "//p[string-length(@data-asin)>0]",
+		"//p[string-length(@data-asin) < 10]", "//p[contains(@data-asin, 'PKA') or contains(@data-asin, 'PKÄ')]",
+		"//p[contains(@data-asin, 'x') or contains(@data-asin, '')]", "//p[starts-with(@id, '')]", "//p[contains(@data-asin, '')]",
+		"//p[contains(., '')]", "//p[starts-with(concat(@data-asin, 'x'), 'x')]", "//p[contains(@data-asin, 'x') or contains(@id, '')]", "//p[string-length(@data-asin) >= 9]", "//p[string-length(@data-asin)>0]",
 		"//p[string-length(.) <= 1]", "//p[string-length(normalize-space(.)) = 3]"} {
 		x, err := newXPathSel(src)
 		if err != nil {

@@ -181,6 +181,9 @@ func isName(s string) bool {
 func parsePred(s string) nodePred {
 	s = strings.TrimSpace(s)
 	if ors := splitWord(s, "or"); len(ors) > 1 {
+		if p := anyContains(ors); p != nil {
+			return p
+		}
 		var ps []nodePred
 		for _, o := range ors {
 			p := parsePred(o)
@@ -315,6 +318,35 @@ func parsePred(s string) nodePred {
 	return nil
 }
 
+var attrContainsRe = regexp.MustCompile(`^contains\(\s*@([A-Za-z_][A-Za-z0-9_:.-]*)\s*,\s*(?:'([^']*)'|"([^"]*)")\s*\)$`)
+
+// anyContains compiles contains(@a, 'x') or contains(@a, 'y') or ... on one attribute, the usual
+// way of testing for one of several classes, reading the attribute once; nil for other shapes.
+func anyContains(ors []string) nodePred {
+	name := ""
+	var lits []rareString
+	for _, o := range ors {
+		m := attrContainsRe.FindStringSubmatch(strings.TrimSpace(o))
+		if m == nil || name != "" && m[1] != name {
+			return nil
+		}
+		name = m[1]
+		lits = append(lits, newRareString(m[2]+m[3]))
+	}
+	return func(n *html.Node) bool {
+		v, ok := attr(n, name)
+		if !ok {
+			return false // an empty node set: false even against '' (antchfx)
+		}
+		for _, l := range lits {
+			if l.in(v) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 var lengthRe = regexp.MustCompile(`^string-length\(([^()]+|normalize-space\([^()]*\))\)\s*(!=|<=|>=|=|<|>)\s*([0-9]+(?:\.[0-9]+)?)$`)
 
 var cmpRe = regexp.MustCompile(`^(.+?)\s*(!=|=)\s*(?:'([^']*)'|"([^"]*)")$`)
@@ -366,7 +398,9 @@ func stringTest(fn, a, b string) nodePred {
 		}
 		if strings.HasPrefix(a, "@") && isName(a[1:]) {
 			name := a[1:]
-			return func(n *html.Node) bool { v, _ := attr(n, name); return test(v, lit) }
+			// An absent attribute is an empty node set, and antchfx makes the test false then,
+			// even against ''.
+			return func(n *html.Node) bool { v, ok := attr(n, name); return ok && test(v, lit) }
 		}
 		// contains(concat(' ', normalize-space(@class), ' '), ' tok '): tok is one of the tokens.
 		if m := tokenRe.FindStringSubmatch(a); m != nil && fn == "contains" {
@@ -405,7 +439,13 @@ func stringTest(fn, a, b string) nodePred {
 	if x == nil || y == nil {
 		return nil
 	}
-	return func(n *html.Node) bool { return test(x(n), y(n)) }
+	px, py := attrPresence(a), attrPresence(b)
+	return func(n *html.Node) bool {
+		if px != nil && !px(n) || py != nil && !py(n) {
+			return false // an absent attribute: an empty node set
+		}
+		return test(x(n), y(n))
+	}
 }
 
 var spacedNormRe = regexp.MustCompile(`^concat\(\s*' '\s*,\s*normalize-space\(([^()]*)\)\s*,\s*' '\s*\)$`)
@@ -476,6 +516,15 @@ func isXMLSpace(c byte) bool {
 }
 
 func allSpace(s string) bool { return strings.TrimSpace(s) == "" }
+
+// attrPresence returns, for an @attr argument, whether a node has the attribute; nil otherwise.
+func attrPresence(a string) func(*html.Node) bool {
+	if strings.HasPrefix(a, "@") && isName(a[1:]) {
+		name := a[1:]
+		return func(n *html.Node) bool { _, ok := attr(n, name); return ok }
+	}
+	return nil
+}
 
 // strOrLit compiles a string argument: a quoted literal, a strArg, or a concat of them.
 func strOrLit(a string) func(*html.Node) string {
