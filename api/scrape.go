@@ -84,11 +84,21 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		status, code, cost := http.StatusOK, "", 0
 		var p Principal
 		authed := false
+		// Where the time went: before the run (auth, limits, credit check), the run (fetch and
+		// extraction), and after it (charge, response) is what is left of duration_ms.
+		var runStart time.Time
+		var runTime time.Duration
 		defer func() {
-			s.metrics.observe(plan.ID, strconv.Itoa(status), s.now().Sub(start))
+			total := s.now().Sub(start)
+			s.metrics.observe(plan.ID, strconv.Itoa(status), total)
 			if authed {
+				pre := total
+				if !runStart.IsZero() {
+					pre = runStart.Sub(start)
+				}
 				s.log.InfoContext(c.Request().Context(), "request", "request_id", requestID(c), "key", p.Short,
-					"endpoint", plan.ID, "status", status, "error", code, "cost", cost, "duration_ms", s.now().Sub(start).Milliseconds())
+					"endpoint", plan.ID, "status", status, "error", code, "cost", cost, "duration_ms", total.Milliseconds(),
+					"pre_run_ms", pre.Milliseconds(), "run_ms", runTime.Milliseconds())
 			}
 		}()
 		fail := func(e *errcode.Error) error {
@@ -132,9 +142,9 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()
-		runStart := s.now()
+		runStart = s.now()
 		res, err := plan.Run(ctx, params, fetcher)
-		runTime := s.now().Sub(runStart)
+		runTime = s.now().Sub(runStart)
 		if s.deps.Timing != nil {
 			defer func() { s.deps.Timing(plan.ID, s.now().Sub(start), runTime) }()
 		}

@@ -187,19 +187,28 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		// A spread of elements, and list items (result cards), the contexts card fields run from.
+		// A spread of elements, and the contexts list fields run from: result cards, result links
+		// (with an h3), table rows and list items.
 		ctxs := []*html.Node{root}
-		i, items := 0, 0
+		i, items := 0, map[string]int{}
 		for n := root; n != nil; n = nextNode(n, root) {
-			if n.Type == html.ElementNode {
-				if _, card := attr(n, "data-asin"); card && items < 12 {
-					ctxs = append(ctxs, n)
-					items++
-				} else if i%397 == 0 && len(ctxs) < 16+items {
-					ctxs = append(ctxs, n)
-				}
-				i++
+			if n.Type != html.ElementNode {
+				continue
 			}
+			kind := n.Data
+			if _, card := attr(n, "data-asin"); card {
+				kind = "card"
+			} else if n.Data == "a" && (&nativePath{steps: []nativeStep{{descendant: true, name: "h3"}}}).exists(n) {
+				kind = "result"
+			}
+			switch {
+			case (kind == "card" || kind == "result" || kind == "tr" || kind == "li") && items[kind] < 6:
+				ctxs = append(ctxs, n)
+				items[kind]++
+			case i%397 == 0 && i/397 < 16:
+				ctxs = append(ctxs, n)
+			}
+			i++
 		}
 		var sub subtree
 		for _, s := range sels {
@@ -321,6 +330,59 @@ func TestNativeSmallShapes(t *testing.T) {
 		x.put(e)
 		if got := describeResult(nx.eval(root, root, nil)); got != want {
 			t.Errorf("%s: native %s, antchfx %s", src, got, want)
+		}
+	}
+}
+
+// The axes and positions of the native subset against antchfx, from every element of a page built
+// to have nested lists, tables and mixed text.
+func TestNativeAxesAndPositions(t *testing.T) {
+	root, err := dom.ParseHTML([]byte(`<div id="a" class="g x"><ul class="zg_hrsr"><li>one <b>1</b> two</li><li> </li>` +
+		`<li><span class="a-text-bold">k</span><span>v</span><span>w</span></li></ul>` +
+		`<table><tr><th>h</th><td>d1</td></tr><tr><td>x</td><td>y</td><td>z</td></tr><tr><td>only</td></tr></table>` +
+		`<div class="g"><p data-hveid="1"><a href="/gp/bestsellers/x">r</a><span data-sncf="1">  </span><span data-sncf="2">s</span>` +
+		`</p><g-section-with-header><p><a href="/y">q</a></p></g-section-with-header></div>` +
+		`<select id="quantity"><option value="1">1</option><option value="2">2</option><option value="30">30</option></select></div>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := []string{".", "./span[2]", "./td[last()]", "./li[2]", "./*[last()]", "./text()", "./text()[normalize-space(.) != ''][1]",
+		"./text()[last()]", "//tr[count(td) = 2]", "//tr[count(td) >= 1][count(*) < 3]", "//tr[th and td]", "//li[span[@class='a-text-bold'] and span[2]]",
+		"//li/span[2]", "//li/span[last()]", "//td[1]", "//td[last()]", "//span[2]", "//option[last()]/@value", "//select[@id='quantity']/option[last()]/@value",
+		"ancestor::*[@data-hveid][1]//span", "ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' g ')][1]//a",
+		"ancestor::*[2]", "ancestor::*[@data-hveid][1]//*[@data-sncf][normalize-space()][1]",
+		"//a[not(ancestor::*[@data-initq or self::g-section-with-header])]", "//*[self::p or self::li][a[contains(@href, '/gp/bestsellers/')]]",
+		"//li[not(ancestor::ul[contains(@class, 'zg_hrsr')])]", "./preceding-sibling::*[1]", "./preceding-sibling::*[2]", "./following-sibling::*[2]",
+		"./following-sibling::td[2]", "./../*[1]", "//*[@data-sncf][1]", "//*[@data-sncf][2]", "//li[3]/span[1]/following-sibling::span[1]"}
+	var ctxs []*html.Node
+	for n := root; n != nil; n = nextNode(n, root) {
+		if n.Type == html.ElementNode || n.Type == html.DocumentNode {
+			ctxs = append(ctxs, n)
+		}
+	}
+	for _, src := range srcs {
+		x, err := newXPathSel(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		nx := compileNative(src)
+		if nx == nil {
+			t.Errorf("%s: not native", src)
+			continue
+		}
+		for _, c := range ctxs {
+			e := x.get()
+			want := describeResult(e.Evaluate(dom.NavigatorAt(root, c)))
+			x.put(e)
+			e = x.get()
+			wantFirst := firstOf(e.Evaluate(dom.NavigatorAt(root, c)))
+			x.put(e)
+			if got := describeResult(nx.eval(root, c, nil)); got != want {
+				t.Errorf("%s from <%s>: native %s, antchfx %s", src, c.Data, got, want)
+			}
+			if got := describeResult(nx.evalAll(root, c, nil, false)); got != wantFirst {
+				t.Errorf("%s from <%s>, first: native %s, antchfx %s", src, c.Data, got, wantFirst)
+			}
 		}
 	}
 }

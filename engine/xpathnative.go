@@ -30,6 +30,7 @@ type nativeXPath struct {
 type nativePath struct {
 	steps []nativeStep
 	attr  string // a final /@attr step
+	dot   bool   // "." alone: the context node itself
 }
 
 type nativeStep struct {
@@ -37,8 +38,11 @@ type nativeStep struct {
 	parent     bool   // ..
 	self       bool   // self::name
 	sibling    int    // 1: following-sibling::, -1: preceding-sibling::
-	first      bool   // a final [1]: only the nearest match (child and sibling axes)
-	name       string // element name or "*"
+	ancestor   bool   // ancestor:: (nearest first)
+	pos        int    // a final [N]: only the Nth match in axis order (1 is the nearest)
+	last       bool   // a final [last()]
+	text       bool   // the text() node test
+	name       string // element name or "*" (or "text()")
 	atom       atom.Atom
 	preds      []nodePred
 }
@@ -76,8 +80,11 @@ func compileNative(src string) *nativeXPath {
 func parseNativePath(s string) *nativePath {
 	p := &nativePath{}
 	switch {
-	case strings.HasPrefix(s, "self::"):
-		// self::name[...] as the first step, then the usual steps
+	case s == ".":
+		p.dot = true
+		return p
+	case strings.HasPrefix(s, "self::") || strings.HasPrefix(s, "ancestor::"):
+		// self::name[...] or ancestor::name[...] as the first step, then the usual steps
 		s = "/" + s
 	case strings.HasPrefix(s, ".//") || strings.HasPrefix(s, "./"):
 		s = s[1:]
@@ -110,44 +117,61 @@ func parseNativePath(s string) *nativePath {
 			s = s[2:]
 			continue
 		}
-		self, sibling := false, 0
+		self, sibling, ancestor := false, 0, false
 		switch {
 		case strings.HasPrefix(s, "self::"):
 			if desc || len(p.steps) > 0 {
 				return nil
 			}
 			self, s = true, s[len("self::"):]
+		case strings.HasPrefix(s, "ancestor::") && !desc:
+			ancestor, s = true, s[len("ancestor::"):]
 		case strings.HasPrefix(s, "following-sibling::") && !desc:
 			sibling, s = 1, s[len("following-sibling::"):]
 		case strings.HasPrefix(s, "preceding-sibling::") && !desc:
 			sibling, s = -1, s[len("preceding-sibling::"):]
 		}
-		i := 0
-		for i < len(s) && (isNameChar(s[i]) || s[i] == '*') {
-			i++
+		st := nativeStep{descendant: desc, self: self, sibling: sibling, ancestor: ancestor}
+		if strings.HasPrefix(s, "text()") {
+			// text nodes: children of the context only
+			if desc || self || sibling != 0 || ancestor {
+				return nil
+			}
+			st.text, st.name, s = true, "text()", s[len("text()"):]
+		} else {
+			i := 0
+			for i < len(s) && (isNameChar(s[i]) || s[i] == '*') {
+				i++
+			}
+			name := s[:i]
+			if name != "*" && !isName(name) {
+				return nil
+			}
+			st.name, s = name, s[i:]
+			if strings.ToLower(name) == name {
+				st.atom = atom.Lookup([]byte(name))
+			}
 		}
-		name := s[:i]
-		if name != "*" && !isName(name) {
-			return nil
-		}
-		st := nativeStep{descendant: desc, self: self, sibling: sibling, name: name, atom: atom.Lookup([]byte(name))}
-		s = s[i:]
 		for strings.HasPrefix(s, "[") {
 			end := matching(s, 0)
 			if end < 0 {
 				return nil
 			}
-			if strings.TrimSpace(s[1:end]) == "1" {
-				// [1] is the nearest match on the child and sibling axes, and only as the last
-				// predicate (a predicate after it would count from a different set).
-				if desc || self || st.first || (len(s) > end+1 && s[end+1] == '[') {
+			if pos, last, ok := position(s[1:end]); ok {
+				// [N] and [last()] count the matches of the step so far, in axis order (nearest
+				// first on the reverse axes); only as the last predicate, since a predicate after
+				// them would count from a different set.
+				if self || st.pos > 0 || st.last || (len(s) > end+1 && s[end+1] == '[') {
 					return nil
 				}
-				st.first = true
+				if last && (ancestor || sibling != 0) {
+					return nil // antchfx's last() on these axes is not the XPath one: leave it to antchfx
+				}
+				st.pos, st.last = pos, last
 				s = s[end+1:]
 				continue
 			}
-			if st.first {
+			if st.pos > 0 || st.last {
 				return nil
 			}
 			pred := parsePred(strings.TrimSpace(s[1:end]))
@@ -163,6 +187,19 @@ func parseNativePath(s string) *nativePath {
 		return nil
 	}
 	return p
+}
+
+// position parses a positional predicate: a positive integer, or last().
+func position(p string) (pos int, last, ok bool) {
+	p = strings.TrimSpace(p)
+	if p == "last()" {
+		return 0, true, true
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || strconv.Itoa(n) != p {
+		return 0, false, false
+	}
+	return n, false, true
 }
 
 func isName(s string) bool {
@@ -245,22 +282,7 @@ func parsePred(s string) nodePred {
 			return nil
 		}
 		op := m[2]
-		return func(n *html.Node) bool {
-			l := float64(utf8.RuneCountInString(get(n)))
-			switch op {
-			case "=":
-				return l == want
-			case "!=":
-				return l != want
-			case "<":
-				return l < want
-			case "<=":
-				return l <= want
-			case ">":
-				return l > want
-			}
-			return l >= want
-		}
+		return func(n *html.Node) bool { return compareNum(float64(utf8.RuneCountInString(get(n))), op, want) }
 	}
 	if m := cmpRe.FindStringSubmatch(s); m != nil {
 		arg, present := strArg(strings.TrimSpace(m[1]))
@@ -299,8 +321,30 @@ func parsePred(s string) nodePred {
 			return false
 		}
 	}
-	if strings.HasPrefix(s, "following-sibling::") || strings.HasPrefix(s, "preceding-sibling::") {
+	if m := countRe.FindStringSubmatch(s); m != nil {
+		// count(td) = 2: child elements of one name (or *)
+		name, op := m[1], m[2]
+		want, err := strconv.Atoi(m[3])
+		if err != nil {
+			return nil
+		}
+		return func(n *html.Node) bool {
+			k := 0
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && (name == "*" || c.Data == name) {
+					k++
+				}
+			}
+			return compareNum(float64(k), op, float64(want))
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "self::"); ok && (rest == "*" || isName(rest)) {
+		return func(n *html.Node) bool { return n.Type == html.ElementNode && (rest == "*" || n.Data == rest) }
+	}
+	if strings.HasPrefix(s, "following-sibling::") || strings.HasPrefix(s, "preceding-sibling::") || strings.HasPrefix(s, "ancestor::") {
 		s = "./" + s
+	} else if relPathRe.MatchString(s) {
+		s = "./" + s // a[...], span[2], li/span: a path from the node
 	}
 	if strings.HasPrefix(s, "./") || strings.HasPrefix(s, ".//") {
 		if p := parseNativePath(s); p != nil && p.attr == "" {
@@ -345,6 +389,27 @@ func anyContains(ors []string) nodePred {
 		}
 		return false
 	}
+}
+
+var (
+	countRe   = regexp.MustCompile(`^count\(\s*(?:\./)?(\*|[A-Za-z_][A-Za-z0-9_.-]*)\s*\)\s*(!=|<=|>=|=|<|>)\s*([0-9]+)$`)
+	relPathRe = regexp.MustCompile(`^(\*|[A-Za-z_][A-Za-z0-9_.-]*)[\[/]`)
+)
+
+func compareNum(l float64, op string, r float64) bool {
+	switch op {
+	case "=":
+		return l == r
+	case "!=":
+		return l != r
+	case "<":
+		return l < r
+	case "<=":
+		return l <= r
+	case ">":
+		return l > r
+	}
+	return l >= r
 }
 
 var lengthRe = regexp.MustCompile(`^string-length\(([^()]+|normalize-space\([^()]*\))\)\s*(!=|<=|>=|=|<|>)\s*([0-9]+(?:\.[0-9]+)?)$`)
@@ -605,53 +670,86 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 		if c.Parent != nil {
 			return yield(c.Parent)
 		}
+		return true
 	case st.self:
 		if st.match(c) {
 			return yield(c)
 		}
-	case st.sibling != 0:
-		next := func(n *html.Node) *html.Node { return n.NextSibling }
-		start := c.NextSibling
-		if st.sibling < 0 {
-			next, start = func(n *html.Node) *html.Node { return n.PrevSibling }, c.PrevSibling
-		}
-		for n := start; n != nil; n = next(n) {
-			if st.match(n) {
-				if !yield(n) {
-					return false
-				}
-				if st.first {
-					break
-				}
-			}
-		}
+		return true
 	case st.descendant:
 		if sub != nil && sub.node == c {
 			for _, n := range sub.list() {
-				if st.match(n) && !yield(n) {
+				if st.match(n) && st.atPosition(n) && !yield(n) {
 					return false
 				}
 			}
 			return true
 		}
 		for n := c.FirstChild; n != nil; n = nextNode(n, c) {
-			if st.match(n) && !yield(n) {
+			if st.match(n) && st.atPosition(n) && !yield(n) {
 				return false
 			}
 		}
+		return true
+	}
+	// The axes positions count on: child, siblings, ancestors.
+	var start *html.Node
+	next := func(n *html.Node) *html.Node { return n.NextSibling }
+	switch {
+	case st.sibling > 0:
+		start = c.NextSibling
+	case st.sibling < 0:
+		start, next = c.PrevSibling, func(n *html.Node) *html.Node { return n.PrevSibling }
+	case st.ancestor:
+		start, next = c.Parent, func(n *html.Node) *html.Node { return n.Parent }
 	default:
-		for n := c.FirstChild; n != nil; n = n.NextSibling {
-			if st.match(n) {
-				if !yield(n) {
-					return false
-				}
-				if st.first {
-					break
-				}
+		start = c.FirstChild
+	}
+	k := 0
+	var last *html.Node
+	for n := start; n != nil; n = next(n) {
+		if !st.match(n) {
+			continue
+		}
+		k++
+		switch {
+		case st.last:
+			last = n
+		case st.pos == 0:
+			if !yield(n) {
+				return false
 			}
+		case k == st.pos:
+			return yield(n)
 		}
 	}
+	if last != nil {
+		return yield(last)
+	}
 	return true
+}
+
+// atPosition checks a descendant step's position: //x[N] is "descendant-or-self::node()/x[N]", the
+// Nth x among its parent's children that match the step.
+func (st *nativeStep) atPosition(n *html.Node) bool {
+	if st.pos == 0 && !st.last {
+		return true
+	}
+	if st.last {
+		for m := n.NextSibling; m != nil; m = m.NextSibling {
+			if st.match(m) {
+				return false
+			}
+		}
+		return true
+	}
+	k := 1
+	for m := n.PrevSibling; m != nil && k <= st.pos; m = m.PrevSibling {
+		if st.match(m) {
+			k++
+		}
+	}
+	return k == st.pos
 }
 
 // apply takes one step from every node of cur, in order (repeats kept, as antchfx has them).
@@ -667,6 +765,9 @@ func (st *nativeStep) apply(cur []*html.Node, root *html.Node, sub *subtree) []*
 // first returns the first node (and attribute index, or -1) the path selects from ctx, in the order
 // eval has them, walking no further than it needs: a card's title is usually near its top.
 func (p *nativePath) first(root, ctx *html.Node, sub *subtree) (*html.Node, int) {
+	if p.dot {
+		return ctx, -1
+	}
 	var found *html.Node
 	at := -1
 	var walk func(i int, c *html.Node) bool
@@ -700,8 +801,12 @@ func attr(n *html.Node, name string) (string, bool) {
 }
 
 func (st *nativeStep) match(n *html.Node) bool {
-	// The atom comparison rejects most elements without touching their name's bytes.
-	if n.Type != html.ElementNode || (st.name != "*" && (st.atom != 0 && n.DataAtom != st.atom || n.Data != st.name)) {
+	if st.text {
+		if n.Type != html.TextNode {
+			return false
+		}
+	} else if n.Type != html.ElementNode || (st.name != "*" && (st.atom != 0 && n.DataAtom != st.atom || n.Data != st.name)) {
+		// The atom comparison rejects most elements without touching their name's bytes.
 		return false
 	}
 	for _, p := range st.preds {
@@ -773,6 +878,9 @@ func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any
 }
 
 func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNavigator {
+	if p.dot {
+		return []xpath.NodeNavigator{dom.NavigatorAt(root, ctx)}
+	}
 	cur := []*html.Node{ctx}
 	for i := range p.steps {
 		if cur = p.steps[i].apply(cur, root, sub); len(cur) == 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,10 +13,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"asa/engine/fetch/farm"
@@ -23,9 +26,9 @@ import (
 )
 
 // runFarmPhase starts the real asa binary against a target farm that answers every request after
-// latency, fires n requests at once, and reports the latency asa adds over the farm's and the
-// binary's peak resident memory.
-func runFarmPhase(n int, latency time.Duration, tiny bool) error {
+// latency, keeps n requests in flight for the steady duration, then fires n requests at once, and
+// reports the latency asa adds over the farm's in both, and the binary's peak resident memory.
+func runFarmPhase(n int, latency, steady time.Duration, tiny bool) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir, err := os.MkdirTemp("", "asa-loadtest-farm")
@@ -61,7 +64,10 @@ func runFarmPhase(n int, latency time.Duration, tiny bool) error {
 		return fmt.Errorf("building asa: %v\n%s", err, out)
 	}
 	db := filepath.Join(dir, "asa.db")
-	perKey := 100 // the custom plan's concurrency ceiling
+	// The custom plan admits 100 in flight and 50 requests per second per key; n clients in a closed
+	// loop send n per farm latency. Keys enough for half of both ceilings keep the limits out of
+	// what is measured here (the loadtest's rate phase measures them).
+	perKey := 50
 	var keys []string
 	for i := 0; i < (n+perKey-1)/perKey; i++ {
 		out, err := exec.Command(bin, "keys", "create", "--db", db, "--workspace", "load", "--plan", "custom", "--credits", "100000000").Output()
@@ -84,29 +90,33 @@ func runFarmPhase(n int, latency time.Duration, tiny bool) error {
 		target, what = "/api/v1/load/item?query=abc", "a tiny page"
 	}
 	srv := exec.CommandContext(ctx, bin, args...)
-	if prof := os.Getenv("LOADTEST_CPUPROFILE"); prof != "" && tiny {
-		srv.Env = append(os.Environ(), "ASA_CPUPROFILE="+prof)
+	if prof := os.Getenv("LOADTEST_CPUPROFILE"); prof != "" {
+		// one profile per page kind: PROF.tiny, PROF.amazon
+		kind := map[bool]string{true: "tiny", false: "amazon"}[tiny]
+		srv.Env = append(os.Environ(), "ASA_CPUPROFILE="+prof+"."+kind)
 	}
 	stderr, _ := srv.StderrPipe()
 	srv.Stdout = io.Discard
 	if err := srv.Start(); err != nil {
 		return err
 	}
-	// asa's own request log gives the time each request spent inside the server.
+	// asa's own request log gives the time each request spent inside the server, and where.
 	var serverMu sync.Mutex
-	var serverSide []time.Duration
-	logDone := make(chan struct{})
+	var serverLines []serverLine
 	go func() {
-		defer close(logDone)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			var line struct {
-				Msg string `json:"msg"`
-				MS  int64  `json:"duration_ms"`
+				Time time.Time `json:"time"`
+				Msg  string    `json:"msg"`
+				MS   int64     `json:"duration_ms"`
+				Pre  int64     `json:"pre_run_ms"`
+				Run  int64     `json:"run_ms"`
 			}
 			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "request" {
+				ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 				serverMu.Lock()
-				serverSide = append(serverSide, time.Duration(line.MS)*time.Millisecond-latency)
+				serverLines = append(serverLines, serverLine{at: line.Time, total: ms(line.MS), pre: ms(line.Pre), run: ms(line.Run)})
 				serverMu.Unlock()
 			}
 		}
@@ -123,8 +133,108 @@ func runFarmPhase(n int, latency time.Duration, tiny bool) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: 0}, Timeout: latency + 30*time.Second}
+	get := func(i int) (int, time.Duration) {
+		t0 := time.Now()
+		resp, err := client.Get("http://" + addr + target + "&api_key=" + keys[i%len(keys)])
+		if err != nil {
+			return -1, 0
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, time.Since(t0)
+	}
+	serverSince := func(from time.Time) []serverLine {
+		time.Sleep(300 * time.Millisecond) // let the last log lines arrive
+		serverMu.Lock()
+		defer serverMu.Unlock()
+		var out []serverLine
+		for _, l := range serverLines {
+			if !l.at.Before(from) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	fmt.Printf("farm: asa serve (subprocess) for %s, the farm answering after %v, %d keys of the custom plan\n", what, latency, len(keys))
+
+	// Steady state: n clients in a closed loop (each sends its next request when its last one is
+	// answered), started evenly over one farm latency so that arrivals are spread as they are under
+	// sustained traffic; then n requests are in flight at every moment. Only requests that start
+	// after the ramp are measured.
+	var inFlight, failed atomic.Int64
+	rampEnd := time.Now().Add(latency)
+	var cpuAt0, selfAt0 time.Duration
+	go func() {
+		time.Sleep(time.Until(rampEnd))
+		cpuAt0, selfAt0 = cpuTime(srv.Process.Pid), cpuTime(os.Getpid())
+	}()
+	stop := rampEnd.Add(steady)
 	var wg sync.WaitGroup
-	lat := make([]time.Duration, n)
+	var mu sync.Mutex
+	var seen []time.Duration
+	failures := map[int]int{}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * latency / time.Duration(n))
+			for time.Now().Before(stop) {
+				t0 := time.Now()
+				inFlight.Add(1)
+				code, d := get(i)
+				inFlight.Add(-1)
+				if code != 200 {
+					failed.Add(1)
+					mu.Lock()
+					failures[code]++
+					mu.Unlock()
+					continue
+				}
+				if t0.After(rampEnd) {
+					mu.Lock()
+					seen = append(seen, d-latency)
+					mu.Unlock()
+				}
+			}
+		}(i)
+	}
+	var samples []int64
+	sampleDone := make(chan struct{})
+	go func() {
+		defer close(sampleDone)
+		for time.Now().Before(stop) {
+			time.Sleep(50 * time.Millisecond)
+			if time.Now().After(rampEnd) && time.Now().Before(stop) {
+				samples = append(samples, inFlight.Load())
+			}
+		}
+	}()
+	wg.Wait()
+	<-sampleDone
+	cpuUsed, selfUsed := cpuTime(srv.Process.Pid)-cpuAt0, cpuTime(os.Getpid())-selfAt0
+	elapsed := time.Since(rampEnd)
+	// Server lines of requests that started after the ramp: they end at least one latency later.
+	lines := serverSince(rampEnd.Add(latency))
+	lo, hi := int64(n), int64(0)
+	for _, v := range samples {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	fmt.Printf("  steady: %d clients in a closed loop for %v: %d requests measured, in flight %d to %d (sampled every 50ms), %d failed\n",
+		n, steady, len(seen), lo, hi, failed.Load())
+	fmt.Printf("    CPU over the measured part: asa serve %.2f cores, the loadtest (clients and farm) %.2f cores, of %d\n",
+		cpuUsed.Seconds()/elapsed.Seconds(), selfUsed.Seconds()/elapsed.Seconds(), runtime.NumCPU())
+	reportServer(lines, latency)
+	fmt.Printf("    as the client saw it (the client and the farm share the 2 cores with asa): p50 %v, p99 %v\n",
+		pctOf(sorted(seen), 0.5), pctOf(sorted(seen), 0.99))
+	if failed.Load() > 0 {
+		return fmt.Errorf("%d requests failed in the steady phase (status: count %v)", failed.Load(), failures)
+	}
+
+	// Cold burst: n requests at the same instant on an idle server. All n start their fetch
+	// together and all n answers come back together, so what asa adds is bounded below by n times
+	// its CPU per request divided by the cores (the client and the farm included on this machine).
+	time.Sleep(time.Second)
+	burstFrom := time.Now()
 	codes := make([]int, n)
 	start := make(chan struct{})
 	for i := 0; i < n; i++ {
@@ -132,15 +242,7 @@ func runFarmPhase(n int, latency time.Duration, tiny bool) error {
 		go func(i int) {
 			defer wg.Done()
 			<-start
-			t0 := time.Now()
-			resp, err := client.Get("http://" + addr + target + "&api_key=" + keys[i%len(keys)])
-			if err != nil {
-				codes[i] = -1
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			codes[i], lat[i] = resp.StatusCode, time.Since(t0)
+			codes[i], _ = get(i)
 		}(i)
 	}
 	t0 := time.Now()
@@ -148,41 +250,70 @@ func runFarmPhase(n int, latency time.Duration, tiny bool) error {
 	wg.Wait()
 	wall := time.Since(t0)
 	ok := 0
-	var added []time.Duration
-	for i, c := range codes {
+	for _, c := range codes {
 		if c == 200 {
 			ok++
-			added = append(added, lat[i]-latency)
 		}
 	}
-	sort.Slice(added, func(i, j int) bool { return added[i] < added[j] })
-	pct := func(p float64) time.Duration {
-		if len(added) == 0 {
-			return 0
-		}
-		return added[min(len(added)-1, int(p*float64(len(added))))]
-	}
-	rss := peakRSS(srv.Process.Pid)
-	time.Sleep(200 * time.Millisecond) // let the last log lines arrive
-	serverMu.Lock()
-	ss := append([]time.Duration(nil), serverSide...)
-	serverMu.Unlock()
-	sort.Slice(ss, func(i, j int) bool { return ss[i] < ss[j] })
-	spct := func(p float64) time.Duration {
-		if len(ss) == 0 {
-			return 0
-		}
-		return ss[min(len(ss)-1, int(p*float64(len(ss))))]
-	}
-	fmt.Printf("farm: %d requests at once to asa serve (subprocess) for %s, the farm answering after %v, over %d keys: %d ok in %v\n", n, what, latency, len(keys), ok, wall.Round(time.Millisecond))
-	fmt.Printf("  latency added over the farm's, inside asa (its request log): p50 %v, p99 %v (target p99 < 50ms)\n",
-		spct(0.5).Round(time.Millisecond), spct(0.99).Round(time.Millisecond))
-	fmt.Printf("  latency added as the client saw it (the client shares the 2 cores): p50 %v, p99 %v; asa serve peak RSS %s (target < 300 MB)\n",
-		pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), rss)
+	fmt.Printf("  cold burst: %d requests at the same instant: %d ok in %v\n", n, ok, wall.Round(time.Millisecond))
+	reportServer(serverSince(burstFrom), latency)
+	fmt.Printf("  asa serve peak RSS %s (target < 300 MB)\n", peakRSS(srv.Process.Pid))
 	if ok != n {
-		return fmt.Errorf("%d of %d requests failed", n-ok, n)
+		return fmt.Errorf("%d of %d requests failed in the burst", n-ok, n)
 	}
 	return nil
+}
+
+// serverLine is one request line of asa's log: when it ended and where its time went.
+type serverLine struct {
+	at              time.Time
+	total, pre, run time.Duration
+}
+
+// reportServer prints the latency asa added over the farm's, from its own request log.
+func reportServer(lines []serverLine, latency time.Duration) {
+	var total, pre, run, post []time.Duration
+	for _, l := range lines {
+		total = append(total, l.total-latency)
+		pre = append(pre, l.pre)
+		run = append(run, l.run-latency)
+		post = append(post, l.total-l.pre-l.run)
+	}
+	total, pre, run, post = sorted(total), sorted(pre), sorted(run), sorted(post)
+	fmt.Printf("    latency added over the farm's, inside asa (its request log, %d requests): p50 %v, p99 %v, max %v (target p99 < 50ms)\n",
+		len(total), pctOf(total, 0.5), pctOf(total, 0.99), pctOf(total, 1))
+	fmt.Printf("    of which: before the fetch (auth, limits, credits) p50 %v p99 %v; fetch and extraction beyond the farm's %v p50 %v p99 %v; after (charge, response) p50 %v p99 %v\n",
+		pctOf(pre, 0.5), pctOf(pre, 0.99), latency, pctOf(run, 0.5), pctOf(run, 0.99), pctOf(post, 0.5), pctOf(post, 0.99))
+}
+
+func sorted(d []time.Duration) []time.Duration {
+	out := append([]time.Duration(nil), d...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// pctOf is the p-quantile of sorted durations, to the millisecond.
+func pctOf(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))].Round(time.Millisecond)
+}
+
+// cpuTime is the user and system CPU time a process has used, from /proc (0 where unknown).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 // peakRSS reads VmHWM, the peak resident set, of a process.

@@ -38,14 +38,18 @@ func main() {
 	odur := flag.Duration("overhead-duration", 10*time.Second, "length of the overhead phase")
 	farmN := flag.Int("farm-requests", 1000, "requests in flight at once in the farm phase (0 skips it)")
 	farmLatency := flag.Duration("farm-latency", 2*time.Second, "the farm's answer time in the farm phase")
+	farmSteady := flag.Duration("farm-duration", 10*time.Second, "how long the farm phase keeps farm-requests in flight, after a ramp of one farm-latency")
+	skip := flag.Bool("farm-only", false, "run the farm phase only")
 	flag.Parse()
-	if err := run(*dur, *rps, *odur); err != nil {
-		fmt.Fprintln(os.Stderr, "loadtest:", err)
-		os.Exit(1)
+	if !*skip {
+		if err := run(*dur, *rps, *odur); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
 	}
 	if *farmN > 0 {
 		for _, tiny := range []bool{true, false} {
-			if err := runFarmPhase(*farmN, *farmLatency, tiny); err != nil {
+			if err := runFarmPhase(*farmN, *farmLatency, *farmSteady, tiny); err != nil {
 				fmt.Fprintln(os.Stderr, "loadtest:", err)
 				os.Exit(1)
 			}
