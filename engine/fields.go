@@ -263,7 +263,7 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 		return nil
 	}
 	if h, isHTML := ctx.(*dom.HTMLNavigator); isHTML {
-		if fx := s.xpath.fast; fx != nil && fx.wrapper == "" {
+		if fx := s.xpath.fast; fx != nil && (fx.wrapper == "" || fx.wrapper == "first") {
 			if res, ok := fx.eval(r.indexFor(h.Root())); ok {
 				navs, _ := res.([]xpath.NodeNavigator)
 				return navs

@@ -30,7 +30,7 @@ const (
 )
 
 type fastXPath struct {
-	wrapper  string // "", "boolean", "count", "string", "normalize-space"
+	wrapper  string // "", "boolean", "count", "string", "normalize-space", "first" for (X)[1]
 	branches []*fastBranch
 }
 
@@ -90,7 +90,11 @@ var (
 func analyzeXPath(src string, want *indexWant) *fastXPath {
 	s := strings.TrimSpace(src)
 	fx := &fastXPath{}
-	if m := wrapperRe.FindStringSubmatch(s); m != nil {
+	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")[1]") && matching(s, 0) == len(s)-4 {
+		// (X)[1]: the first node of X, in the order antchfx yields X's nodes
+		fx.wrapper = "first"
+		s = strings.TrimSpace(s[1 : len(s)-4])
+	} else if m := wrapperRe.FindStringSubmatch(s); m != nil {
 		open := len(m[0]) - 1
 		if closeAt := matching(s, open); closeAt == len(s)-1 {
 			fx.wrapper = m[1]
@@ -473,6 +477,8 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		}
 	}
 	switch fx.wrapper {
+	case "first":
+		return found[:min(1, len(found))], true
 	case "boolean":
 		return len(found) > 0, true
 	case "count":
