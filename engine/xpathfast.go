@@ -53,6 +53,26 @@ type indexWant struct {
 	tagNames  []string
 	tagAtoms  []atom.Atom
 	attrNames []string
+	attrVals  []valueSet // per attrNames entry: the values wanted
+}
+
+// valueSet is the values of one attribute the index wants, with a bitmask of their lengths: most
+// class values on a page have a length no wanted value has, and are passed over without hashing.
+type valueSet struct {
+	lens [2]uint64 // bit l: a wanted value of length l (l < 128)
+	long bool      // a wanted value of 128 bytes or more
+	vals map[string]bool
+}
+
+func (v *valueSet) has(s string) bool {
+	if l := len(s); l < 128 {
+		if v.lens[l>>6]&(1<<(l&63)) == 0 {
+			return false
+		}
+	} else if !v.long {
+		return false
+	}
+	return v.vals[s]
 }
 
 func (w *indexWant) lists() {
@@ -72,6 +92,24 @@ func (w *indexWant) lists() {
 			w.attrNames = append(w.attrNames, a)
 		}
 		sort.Strings(w.attrNames)
+		w.attrVals = make([]valueSet, len(w.attrNames))
+		for k := range w.keys {
+			name, val, _ := strings.Cut(k, "\x00")
+			i := sort.SearchStrings(w.attrNames, name)
+			if i == len(w.attrNames) || w.attrNames[i] != name {
+				continue
+			}
+			vs := &w.attrVals[i]
+			if vs.vals == nil {
+				vs.vals = map[string]bool{}
+			}
+			vs.vals[val] = true
+			if l := len(val); l < 128 {
+				vs.lens[l>>6] |= 1 << (l & 63)
+			} else {
+				vs.long = true
+			}
+		}
 	})
 }
 
@@ -346,12 +384,12 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 			}
 		}
 		for _, a := range n.Attr {
-			for _, name := range want.attrNames {
+			for i, name := range want.attrNames {
 				if a.Key != name {
 					continue
 				}
-				key = append(append(append(key[:0], a.Key...), 0), a.Val...)
-				if want.keys[string(key)] {
+				if want.attrVals[i].has(a.Val) {
+					key = append(append(append(key[:0], a.Key...), 0), a.Val...)
 					k := string(key)
 					idx.attrs[k] = append(idx.attrs[k], n)
 				}
