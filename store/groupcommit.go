@@ -11,9 +11,9 @@ import (
 // Charges are committed in groups. SQLite has one writer, and each commit costs about as much as
 // everything else in a charge, so when many requests finish at once (a thousand in flight against
 // a slow target) they would queue behind each other's commits. A single goroutine takes whatever
-// charges are waiting, runs each in its own savepoint of one transaction, and commits once: every
-// charge still commits together with its own usage and log rows, a failing charge rolls back
-// alone, and a lone charge on an idle server is committed at once, without waiting for company.
+// charges are waiting, runs them in one transaction, and commits once: every charge still commits
+// together with its own usage and log rows, a refused or failing charge does not take the others
+// with it, and a lone charge on an idle server is committed at once, without waiting for company.
 
 // maxGroup bounds one group commit.
 const maxGroup = 256
@@ -54,23 +54,50 @@ func (db *DB) charger() {
 
 func (db *DB) commitGroup(group []*chargeReq) {
 	errs := make([]error, len(group))
+	// The fast path: one transaction, the statements prepared once, no savepoints. A refused charge
+	// writes nothing, so only a failing statement can leave a charge half written; then the whole
+	// group is rolled back and redone with a savepoint around each charge.
 	err := db.writeTx(context.Background(), func(tx *sql.Tx) error {
+		var st *chargeStmts
+		if len(group) >= 3 {
+			// preparing costs about one run of each statement: worth it from a few charges on
+			var err error
+			if st, err = prepareCharge(context.Background(), tx); err != nil {
+				return err
+			}
+			defer st.close()
+		}
 		for i, r := range group {
-			if _, err := tx.ExecContext(r.ctx, "SAVEPOINT charge"); err != nil {
-				return err
-			}
-			if _, err := chargeTx(r.ctx, tx, r.c, r.log, r.at); err != nil {
-				errs[i] = err
-				if _, err := tx.ExecContext(r.ctx, "ROLLBACK TO charge"); err != nil {
-					return err
+			if _, err := chargeTx(r.ctx, tx, st, r.c, r.log, r.at); err != nil {
+				if !refused(err) {
+					return errFallback{err}
 				}
-			}
-			if _, err := tx.ExecContext(r.ctx, "RELEASE charge"); err != nil {
-				return err
+				errs[i] = err
 			}
 		}
 		return nil
 	})
+	var fb errFallback
+	if errors.As(err, &fb) {
+		clear(errs)
+		err = db.writeTx(context.Background(), func(tx *sql.Tx) error {
+			for i, r := range group {
+				if _, err := tx.ExecContext(r.ctx, "SAVEPOINT charge"); err != nil {
+					return err
+				}
+				if _, err := chargeTx(r.ctx, tx, nil, r.c, r.log, r.at); err != nil {
+					errs[i] = err
+					if _, err := tx.ExecContext(r.ctx, "ROLLBACK TO charge"); err != nil {
+						return err
+					}
+				}
+				if _, err := tx.ExecContext(r.ctx, "RELEASE charge"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	for i, r := range group {
 		e := errs[i]
 		if err != nil {
@@ -82,6 +109,12 @@ func (db *DB) commitGroup(group []*chargeReq) {
 		r.done <- e
 	}
 }
+
+// errFallback marks a statement that failed inside the fast path of a group commit.
+type errFallback struct{ err error }
+
+func (e errFallback) Error() string { return e.err.Error() }
+func (e errFallback) Unwrap() error { return e.err }
 
 // stopCharger finishes the queued charges and stops the goroutine.
 func (db *DB) stopCharger() {

@@ -51,3 +51,55 @@ func TestGroupCommitIsolation(t *testing.T) {
 		t.Errorf("%d charges refused, want at least 6 of the 10 distinct ones", refused)
 	}
 }
+
+// TestGroupCommitFailingStatement: a charge whose statement fails (here a trigger refusing one log
+// row) fails alone, with nothing of it written, and the charges committed with it stand: the
+// group falls back from its savepoint-free path to one savepoint per charge.
+func TestGroupCommitFailingStatement(t *testing.T) {
+	db, _ := openTest(t)
+	ws := mustWorkspace(t, db, "g", PlanCustom, 1000)
+	_, rec := mustKey(t, db, ws.ID, false)
+	ctx := context.Background()
+	if _, err := db.w.ExecContext(ctx, `CREATE TRIGGER boom BEFORE INSERT ON request_log WHEN NEW.request_id = 'r-boom'
+		BEGIN SELECT RAISE(ABORT, 'boom'); END`); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"boom"}
+	for i := range 40 {
+		ids = append(ids, fmt.Sprint(i))
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(ids))
+	start := make(chan struct{})
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = db.Charge(ctx, Charge{ID: "c-" + id, WorkspaceID: ws.ID, KeyID: rec.ID, Endpoint: "x.y", Credits: 5}, okLog("r-"+id))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if errs[0] == nil {
+		t.Fatal("the charge whose log row the trigger refuses succeeded")
+	}
+	for i, err := range errs[1:] {
+		if err != nil {
+			t.Errorf("charge %d: %v", i, err)
+		}
+	}
+	used, err := db.CreditsUsed(ctx, ws.ID, orNow(time.Time{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used != 5*40 {
+		t.Errorf("credits used %d, want %d", used, 5*40)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM usage WHERE charge_id = 'c-boom'`); n != 0 {
+		t.Errorf("the failed charge left %d ledger rows", n)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM usage`); n != 40 {
+		t.Errorf("%d ledger rows, want 40", n)
+	}
+}

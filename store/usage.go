@@ -82,15 +82,77 @@ func (db *DB) Charge(ctx context.Context, c Charge, log RequestLog) error {
 	return <-r.done
 }
 
-// chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time).
-// charged is false for a replayed id. On ErrInsufficientCredits the caller must roll tx (or its
-// savepoint) back: the ledger row and the monthly total were written before the check.
-func chargeTx(ctx context.Context, tx *sql.Tx, c Charge, log RequestLog, at time.Time) (charged bool, err error) {
-	var allowance int
+// The statements of a charge. chargeSQLCheck reads, in one statement, what decides the charge: the
+// allowance, whether the key is a sandbox key, and the month's total so far.
+const (
+	chargeSQLCheck = `SELECT w.monthly_credits, k.test,
+	        COALESCE((SELECT credits FROM credit_months m WHERE m.workspace_id = w.id AND m.month = ?), 0)
+	 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+	 WHERE k.id = ? AND k.workspace_id = ?`
+	chargeSQLUsage = `INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at)
+	 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (charge_id) DO NOTHING`
+	chargeSQLMonth = `INSERT INTO credit_months (workspace_id, month, credits) VALUES (?, ?, ?)
+	 ON CONFLICT (workspace_id, month) DO UPDATE SET credits = credit_months.credits + excluded.credits`
+	chargeSQLReplay = `SELECT 1 FROM usage WHERE charge_id = ?`
+	logSQL          = `INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, duration_ms, created_at)
+	 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`
+)
+
+// chargeStmts are the charge's statements prepared once for a group of charges in one transaction:
+// SQLite compiles a statement on every call otherwise, which costs about as much as running it.
+type chargeStmts struct {
+	check, usage, month, log *sql.Stmt
+}
+
+func prepareCharge(ctx context.Context, tx *sql.Tx) (*chargeStmts, error) {
+	st := &chargeStmts{}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{{&st.check, chargeSQLCheck}, {&st.usage, chargeSQLUsage}, {&st.month, chargeSQLMonth}, {&st.log, logSQL}} {
+		s, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			st.close()
+			return nil, err
+		}
+		*p.dst = s
+	}
+	return st, nil
+}
+
+func (st *chargeStmts) close() {
+	for _, s := range []*sql.Stmt{st.check, st.usage, st.month, st.log} {
+		if s != nil {
+			_ = s.Close()
+		}
+	}
+}
+
+// chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time),
+// with st's statements, or one-off ones when st is nil. charged is false for a replayed id. A charge
+// that is refused (insufficient credits, a sandbox key, an unknown key) writes nothing, so the
+// transaction goes on; any other error may leave part of the charge written, and tx must be
+// rolled back.
+func chargeTx(ctx context.Context, tx *sql.Tx, st *chargeStmts, c Charge, log RequestLog, at time.Time) (charged bool, err error) {
+	queryRow := func(s *sql.Stmt, q string, args ...any) *sql.Row {
+		if st == nil {
+			return tx.QueryRowContext(ctx, q, args...)
+		}
+		return s.QueryRowContext(ctx, args...)
+	}
+	exec := func(s *sql.Stmt, q string, args ...any) (sql.Result, error) {
+		if st == nil {
+			return tx.ExecContext(ctx, q, args...)
+		}
+		return s.ExecContext(ctx, args...)
+	}
+	var check, usage, month, logStmt *sql.Stmt
+	if st != nil {
+		check, usage, month, logStmt = st.check, st.usage, st.month, st.log
+	}
+	var allowance, used int
 	var test bool
-	err = tx.QueryRowContext(ctx,
-		`SELECT w.monthly_credits, k.test FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-		 WHERE k.id = ? AND k.workspace_id = ?`, c.KeyID, c.WorkspaceID).Scan(&allowance, &test)
+	err = queryRow(check, chargeSQLCheck, monthKey(at), c.KeyID, c.WorkspaceID).Scan(&allowance, &test, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("key %d of workspace %d: %w", c.KeyID, c.WorkspaceID, ErrNotFound)
 	}
@@ -100,29 +162,35 @@ func chargeTx(ctx context.Context, tx *sql.Tx, c Charge, log RequestLog, at time
 	if test {
 		return false, fmt.Errorf("%w: sandbox keys are never billed", ErrInvalid)
 	}
+	if used+c.Credits > allowance {
+		// A replay of a charge that went through stands, spent allowance or not.
+		var one int
+		switch err := tx.QueryRowContext(ctx, chargeSQLReplay, c.ID).Scan(&one); {
+		case err == nil:
+			return false, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return false, err
+		}
+		return false, fmt.Errorf("%w: %d of %d used, %d more asked", ErrInsufficientCredits, used, allowance, c.Credits)
+	}
 	// The ledger insert comes first: if the id is known, stop before touching the balance.
-	res, err := tx.ExecContext(ctx,
-		`INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (charge_id) DO NOTHING`,
-		c.ID, c.WorkspaceID, c.KeyID, c.Endpoint, c.Credits, ms(at))
+	res, err := exec(usage, chargeSQLUsage, c.ID, c.WorkspaceID, c.KeyID, c.Endpoint, c.Credits, ms(at))
 	if err != nil {
 		return false, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, err // nil for a replay: nothing was written, and the first charge stands
 	}
-	var used int
-	err = tx.QueryRowContext(ctx,
-		`INSERT INTO credit_months (workspace_id, month, credits) VALUES (?, ?, ?)
-		 ON CONFLICT (workspace_id, month) DO UPDATE SET credits = credit_months.credits + excluded.credits
-		 RETURNING credits`, c.WorkspaceID, monthKey(at), c.Credits).Scan(&used)
-	if err != nil {
+	if _, err := exec(month, chargeSQLMonth, c.WorkspaceID, monthKey(at), c.Credits); err != nil {
 		return false, err
 	}
-	if used > allowance {
-		return false, fmt.Errorf("%w: %d of %d used, %d more asked", ErrInsufficientCredits, used-c.Credits, allowance, c.Credits)
-	}
-	return true, insertLog(ctx, tx, log)
+	_, err = exec(logStmt, logSQL, logArgs(log)...)
+	return true, err
+}
+
+// refused reports whether a charge error is a refusal that wrote nothing (the transaction goes on).
+func refused(err error) bool {
+	return errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrInvalid) || errors.Is(err, ErrNotFound)
 }
 
 // execer is what insertLog needs from a *sql.DB or a *sql.Tx.
@@ -132,11 +200,12 @@ type execer interface {
 
 func insertLog(ctx context.Context, q execer, l RequestLog) error {
 	// A request id logged before (a retried batch item, a replayed charge) keeps its first line.
-	_, err := q.ExecContext(ctx,
-		`INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, duration_ms, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`,
-		l.RequestID, l.WorkspaceID, l.KeyID, l.Endpoint, l.Status, l.ErrorCode, l.Cost, l.Duration.Milliseconds(), ms(orNow(l.At)))
+	_, err := q.ExecContext(ctx, logSQL, logArgs(l)...)
 	return err
+}
+
+func logArgs(l RequestLog) []any {
+	return []any{l.RequestID, l.WorkspaceID, l.KeyID, l.Endpoint, l.Status, l.ErrorCode, l.Cost, l.Duration.Milliseconds(), ms(orNow(l.At))}
 }
 
 // LogRequest records a request that is not billed: an error, a 429, a sandbox request. Requests

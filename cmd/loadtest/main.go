@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,7 @@ func main() {
 	farmLatency := flag.Duration("farm-latency", 2*time.Second, "the farm's answer time in the farm phase")
 	farmSteady := flag.Duration("farm-duration", 10*time.Second, "how long the farm phase keeps farm-requests in flight, after a ramp of one farm-latency")
 	skip := flag.Bool("farm-only", false, "run the farm phase only")
+	farmPages := flag.String("farm-pages", "tiny,amazon", "the pages of the farm phase: tiny (a one-line page), amazon (the amazon.product fixture page)")
 	flag.Parse()
 	if !*skip {
 		if err := run(*dur, *rps, *odur); err != nil {
@@ -48,8 +50,12 @@ func main() {
 		}
 	}
 	if *farmN > 0 {
-		for _, tiny := range []bool{true, false} {
-			if err := runFarmPhase(*farmN, *farmLatency, *farmSteady, tiny); err != nil {
+		for _, page := range strings.Split(*farmPages, ",") {
+			if page != "tiny" && page != "amazon" {
+				fmt.Fprintf(os.Stderr, "loadtest: unknown farm page %q (tiny or amazon)\n", page)
+				os.Exit(2)
+			}
+			if err := runFarmPhase(*farmN, *farmLatency, *farmSteady, page == "tiny"); err != nil {
 				fmt.Fprintln(os.Stderr, "loadtest:", err)
 				os.Exit(1)
 			}
