@@ -222,6 +222,9 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 		items = append(items, r.prevItems...)
 	}
 	dropped := 0
+	// One environment for all the items, its per-item entries reset for each: expressions do not
+	// keep it, and nested lists make their own.
+	var cenv map[string]any
 	for i := 0; i < n; i++ {
 		obj := make(map[string]any, len(def.children))
 		var item any
@@ -231,7 +234,11 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 		} else {
 			item = elems[i]
 		}
-		cenv := r.childEnv(obj, item, i, items)
+		if cenv == nil {
+			cenv = r.childEnv(obj, item, i, items)
+		} else {
+			cenv["fields"], cenv["item"], cenv["index"], cenv["items"], cenv["value"] = obj, item, i, items, nil
+		}
 		outer := r.item
 		if h, ok := c.(*dom.HTMLNavigator); ok && navs != nil && h.Attr() < 0 {
 			r.item.reset(h.Current())

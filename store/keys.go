@@ -97,6 +97,10 @@ func (k *keyRow) record() KeyRecord {
 	return r
 }
 
+const keyByHashSQL = `SELECT ` + keyCols + `, ` + workspaceCols + `
+	 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+	 WHERE k.hash = ?`
+
 // KeyByHash returns a key, revoked or not, with its workspace; ErrNotFound if no key has that
 // hash. The caller decides what a revoked key means (401 revoked).
 func (db *DB) KeyByHash(ctx context.Context, hash [32]byte) (KeyRecord, Workspace, error) {
@@ -104,10 +108,7 @@ func (db *DB) KeyByHash(ctx context.Context, hash [32]byte) (KeyRecord, Workspac
 	var ws Workspace
 	var wsCreated int64
 	dest := append(k.dest(), &ws.ID, &ws.Name, &ws.Plan, &ws.MonthlyCredits, &wsCreated)
-	err := db.r.QueryRowContext(ctx,
-		`SELECT `+keyCols+`, `+workspaceCols+`
-		 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-		 WHERE k.hash = ?`, hex.EncodeToString(hash[:])).Scan(dest...)
+	err := db.keyByHash.QueryRowContext(ctx, hex.EncodeToString(hash[:])).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
 	}

@@ -43,6 +43,9 @@ type DB struct {
 	cp         *sql.DB
 	stop, done chan struct{}
 	stopOnce   sync.Once
+	// Statements every API request runs, prepared once on the read pool: compiling one costs
+	// about as much as running it.
+	keyByHash, creditsUsed *sql.Stmt
 	// chargeQ feeds the group committer of Charge (groupcommit.go).
 	chargeQ      chan *chargeReq
 	chargerDone  chan struct{}
@@ -107,6 +110,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := r.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening store: %w", err)
+	}
+	if db.keyByHash, err = r.PrepareContext(ctx, keyByHashSQL); err == nil {
+		db.creditsUsed, err = r.PrepareContext(ctx, creditsUsedSQL)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store: preparing statements: %w", err)
 	}
 	cp, err := openPool(path, true)
 	if err != nil {
@@ -204,6 +214,11 @@ func (db *DB) Close() error {
 			<-db.done
 			errs = append(errs, db.cp.Close())
 		})
+	}
+	for _, st := range []*sql.Stmt{db.keyByHash, db.creditsUsed} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
 	}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())

@@ -220,13 +220,13 @@ func (db *DB) LogRequest(ctx context.Context, l RequestLog) error {
 	return nil
 }
 
+const creditsUsedSQL = `SELECT credits FROM credit_months WHERE workspace_id = ? AND month = ?`
+
 // CreditsUsed returns the credits the workspace was billed in the calendar month (UTC) containing
 // month.
 func (db *DB) CreditsUsed(ctx context.Context, workspaceID int64, month time.Time) (int, error) {
 	var used int
-	err := db.r.QueryRowContext(ctx,
-		`SELECT credits FROM credit_months WHERE workspace_id = ? AND month = ?`,
-		workspaceID, monthKey(month)).Scan(&used)
+	err := db.creditsUsed.QueryRowContext(ctx, workspaceID, monthKey(month)).Scan(&used)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("reading credits of workspace %d: %w", workspaceID, err)
 	}
