@@ -88,6 +88,7 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		// extraction), and after it (charge, response) is what is left of duration_ms.
 		var runStart time.Time
 		var runTime time.Duration
+		var fetching timedFetcher
 		defer func() {
 			total := s.now().Sub(start)
 			s.metrics.observe(plan.ID, strconv.Itoa(status), total)
@@ -98,7 +99,7 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				}
 				s.log.InfoContext(c.Request().Context(), "request", "request_id", requestID(c), "key", p.Short,
 					"endpoint", plan.ID, "status", status, "error", code, "cost", cost, "duration_ms", total.Milliseconds(),
-					"pre_run_ms", pre.Milliseconds(), "run_ms", runTime.Milliseconds())
+					"pre_run_ms", pre.Milliseconds(), "run_ms", runTime.Milliseconds(), "fetch_ms", fetching.spent.Milliseconds())
 			}
 		}()
 		fail := func(e *errcode.Error) error {
@@ -143,7 +144,8 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		runStart = s.now()
-		res, err := plan.Run(ctx, params, fetcher)
+		fetching = timedFetcher{f: fetcher, now: s.now}
+		res, err := plan.Run(ctx, params, &fetching)
 		runTime = s.now().Sub(runStart)
 		if s.deps.Timing != nil {
 			defer func() { s.deps.Timing(plan.ID, s.now().Sub(start), runTime) }()
@@ -241,6 +243,20 @@ func (s *Server) fetcherFor(plan *engine.Plan, params engine.Params, test bool) 
 		return nil, nil, errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")
 	}
 	return params, s.deps.Live, nil
+}
+
+// timedFetcher adds up the time a run spends waiting for its fetches, for the request log: the
+// rest of the run is extraction.
+type timedFetcher struct {
+	f     engine.Fetcher
+	now   func() time.Time
+	spent time.Duration
+}
+
+func (t *timedFetcher) Fetch(ctx context.Context, req *engine.Request) (*engine.Response, error) {
+	start := t.now()
+	defer func() { t.spent += t.now().Sub(start) }()
+	return t.f.Fetch(ctx, req)
 }
 
 func isReserved(k string) bool {
