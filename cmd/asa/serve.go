@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -43,6 +44,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				defer func() { pprof.StopCPUProfile(); f.Close() }()
 			}
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		// Each request allocates many times what it keeps (a parsed page is garbage once its JSON
+		// is out), so the live heap is small and the default GOGC of 100 collects very often, each
+		// time scanning the stacks of every request in flight. 200 spends about 7% less CPU for
+		// tens of MB more memory under load. GOGC in the environment still decides.
+		debug.SetGCPercent(200)
 	}
 	if cfg.AllowPrivateNetwork {
 		log.Warn("!!! --allow-private-network is on: fetches may reach loopback and private addresses. Never run a public service like this.")
