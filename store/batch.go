@@ -518,7 +518,7 @@ func (db *DB) CompleteItem(ctx context.Context, o ItemOutcome) (BatchEnd, error)
 		if o.OK && !it.Test && o.Credits > 0 {
 			log.Cost = o.Credits
 			c := Charge{ID: it.ChargeID, WorkspaceID: it.WorkspaceID, KeyID: it.KeyID, Endpoint: it.Endpoint, Credits: o.Credits, At: at}
-			if _, err := chargeTx(ctx, tx, nil, c, log, at); err != nil {
+			if _, err := chargeTx(ctx, tx, c, log, at); err != nil {
 				return err
 			}
 		} else if err := insertLog(ctx, tx, log); err != nil {

@@ -15,8 +15,11 @@ import (
 // together with its own usage and log rows, a refused or failing charge does not take the others
 // with it, and a lone charge on an idle server is committed at once, without waiting for company.
 
-// maxGroup bounds one group commit.
-const maxGroup = 256
+// maxGroup bounds one group commit; from bulkFrom charges on, a group is written in bulk.
+const (
+	maxGroup = 256
+	bulkFrom = 4
+)
 
 type chargeReq struct {
 	ctx  context.Context
@@ -54,21 +57,19 @@ func (db *DB) charger() {
 
 func (db *DB) commitGroup(group []*chargeReq) {
 	errs := make([]error, len(group))
-	// The fast path: one transaction, the statements prepared once, no savepoints. A refused charge
-	// writes nothing, so only a failing statement can leave a charge half written; then the whole
-	// group is rolled back and redone with a savepoint around each charge.
+	// The fast path: one transaction, no savepoints. A refused charge writes nothing, so only a
+	// failing statement can leave a charge half written; then the whole group is rolled back and
+	// redone with a savepoint around each charge. A few charges run one by one; more are decided
+	// together and written with one statement per table (bulkCharge).
 	err := db.writeTx(context.Background(), func(tx *sql.Tx) error {
-		var st *chargeStmts
-		if len(group) >= 3 {
-			// preparing costs about one run of each statement: worth it from a few charges on
-			var err error
-			if st, err = prepareCharge(context.Background(), tx); err != nil {
-				return err
+		if len(group) >= bulkFrom {
+			if err := bulkCharge(context.Background(), tx, group, errs); err != nil {
+				return errFallback{err}
 			}
-			defer st.close()
+			return nil
 		}
 		for i, r := range group {
-			if _, err := chargeTx(r.ctx, tx, st, r.c, r.log, r.at); err != nil {
+			if _, err := chargeTx(r.ctx, tx, r.c, r.log, r.at); err != nil {
 				if !refused(err) {
 					return errFallback{err}
 				}
@@ -79,13 +80,14 @@ func (db *DB) commitGroup(group []*chargeReq) {
 	})
 	var fb errFallback
 	if errors.As(err, &fb) {
+		db.groupFallbacks.Add(1)
 		clear(errs)
 		err = db.writeTx(context.Background(), func(tx *sql.Tx) error {
 			for i, r := range group {
 				if _, err := tx.ExecContext(r.ctx, "SAVEPOINT charge"); err != nil {
 					return err
 				}
-				if _, err := chargeTx(r.ctx, tx, nil, r.c, r.log, r.at); err != nil {
+				if _, err := chargeTx(r.ctx, tx, r.c, r.log, r.at); err != nil {
 					errs[i] = err
 					if _, err := tx.ExecContext(r.ctx, "ROLLBACK TO charge"); err != nil {
 						return err

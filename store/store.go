@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -51,6 +52,8 @@ type DB struct {
 	chargerDone  chan struct{}
 	chargeMu     sync.RWMutex
 	chargeClosed bool
+	// groupFallbacks counts the groups that had to be redone one savepoint per charge.
+	groupFallbacks atomic.Int64
 }
 
 // Open opens (creating if needed) the SQLite database at path, checks its settings and applies any

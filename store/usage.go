@@ -98,61 +98,15 @@ const (
 	 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`
 )
 
-// chargeStmts are the charge's statements prepared once for a group of charges in one transaction:
-// SQLite compiles a statement on every call otherwise, which costs about as much as running it.
-type chargeStmts struct {
-	check, usage, month, log *sql.Stmt
-}
-
-func prepareCharge(ctx context.Context, tx *sql.Tx) (*chargeStmts, error) {
-	st := &chargeStmts{}
-	for _, p := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{{&st.check, chargeSQLCheck}, {&st.usage, chargeSQLUsage}, {&st.month, chargeSQLMonth}, {&st.log, logSQL}} {
-		s, err := tx.PrepareContext(ctx, p.sql)
-		if err != nil {
-			st.close()
-			return nil, err
-		}
-		*p.dst = s
-	}
-	return st, nil
-}
-
-func (st *chargeStmts) close() {
-	for _, s := range []*sql.Stmt{st.check, st.usage, st.month, st.log} {
-		if s != nil {
-			_ = s.Close()
-		}
-	}
-}
-
-// chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time),
-// with st's statements, or one-off ones when st is nil. charged is false for a replayed id. A charge
+// chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time).
+// charged is false for a replayed id. A charge
 // that is refused (insufficient credits, a sandbox key, an unknown key) writes nothing, so the
 // transaction goes on; any other error may leave part of the charge written, and tx must be
 // rolled back.
-func chargeTx(ctx context.Context, tx *sql.Tx, st *chargeStmts, c Charge, log RequestLog, at time.Time) (charged bool, err error) {
-	queryRow := func(s *sql.Stmt, q string, args ...any) *sql.Row {
-		if st == nil {
-			return tx.QueryRowContext(ctx, q, args...)
-		}
-		return s.QueryRowContext(ctx, args...)
-	}
-	exec := func(s *sql.Stmt, q string, args ...any) (sql.Result, error) {
-		if st == nil {
-			return tx.ExecContext(ctx, q, args...)
-		}
-		return s.ExecContext(ctx, args...)
-	}
-	var check, usage, month, logStmt *sql.Stmt
-	if st != nil {
-		check, usage, month, logStmt = st.check, st.usage, st.month, st.log
-	}
+func chargeTx(ctx context.Context, tx *sql.Tx, c Charge, log RequestLog, at time.Time) (charged bool, err error) {
 	var allowance, used int
 	var test bool
-	err = queryRow(check, chargeSQLCheck, monthKey(at), c.KeyID, c.WorkspaceID).Scan(&allowance, &test, &used)
+	err = tx.QueryRowContext(ctx, chargeSQLCheck, monthKey(at), c.KeyID, c.WorkspaceID).Scan(&allowance, &test, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("key %d of workspace %d: %w", c.KeyID, c.WorkspaceID, ErrNotFound)
 	}
@@ -174,18 +128,17 @@ func chargeTx(ctx context.Context, tx *sql.Tx, st *chargeStmts, c Charge, log Re
 		return false, fmt.Errorf("%w: %d of %d used, %d more asked", ErrInsufficientCredits, used, allowance, c.Credits)
 	}
 	// The ledger insert comes first: if the id is known, stop before touching the balance.
-	res, err := exec(usage, chargeSQLUsage, c.ID, c.WorkspaceID, c.KeyID, c.Endpoint, c.Credits, ms(at))
+	res, err := tx.ExecContext(ctx, chargeSQLUsage, c.ID, c.WorkspaceID, c.KeyID, c.Endpoint, c.Credits, ms(at))
 	if err != nil {
 		return false, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, err // nil for a replay: nothing was written, and the first charge stands
 	}
-	if _, err := exec(month, chargeSQLMonth, c.WorkspaceID, monthKey(at), c.Credits); err != nil {
+	if _, err := tx.ExecContext(ctx, chargeSQLMonth, c.WorkspaceID, monthKey(at), c.Credits); err != nil {
 		return false, err
 	}
-	_, err = exec(logStmt, logSQL, logArgs(log)...)
-	return true, err
+	return true, insertLog(ctx, tx, log)
 }
 
 // refused reports whether a charge error is a refusal that wrote nothing (the transaction goes on).
