@@ -63,7 +63,9 @@ eval-universal:
 	$(GO) run ./cmd/evaluniversal -corpus $(CORPUS)
 	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench ExtractAuto -benchtime 400x ./engine/universal/
 
-## loadtest: rate, burst and concurrency ceilings under load, and the service's overhead per request
+## loadtest: rate, burst and concurrency ceilings under load, the service's overhead per request, and
+## asa serve against the target farm: 1000 requests kept in flight, then 1000 at the same instant
+## (flags: go run ./cmd/loadtest -h; LOADTEST_CPUPROFILE=FILE profiles asa serve)
 loadtest:
 	$(GO) run ./cmd/loadtest
 
