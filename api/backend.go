@@ -34,7 +34,7 @@ const touchEvery = time.Minute
 // Authenticate looks the key's hash up on every request, so a revocation is effective at once on
 // this node (there is no cache to expire).
 func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Principal, error) {
-	rec, ws, err := b.db.KeyByHash(ctx, key.Hash())
+	rec, ws, used, err := b.db.KeyForRequest(ctx, key.Hash(), b.now())
 	if errors.Is(err, store.ErrNotFound) {
 		return Principal{}, ErrUnknownKey
 	}
@@ -61,6 +61,7 @@ func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Princi
 	l := store.PlanLimits(ws.Plan)
 	return Principal{
 		KeyID: rec.ID, Short: rec.ShortPrefix, WorkspaceID: ws.ID, Plan: ws.Plan, Test: rec.Test, MonthlyCredits: ws.MonthlyCredits,
+		CreditsUsed: used, UsageKnown: true,
 		Limits: Limits{Concurrency: l.Concurrency, RPS: float64(l.RPS), Burst: l.Burst},
 	}, nil
 }

@@ -195,9 +195,12 @@ func (s *Server) checkCredits(ctx context.Context, p Principal) *errcode.Error {
 	if p.Test {
 		return nil
 	}
-	used, err := s.deps.Ledger.CreditsUsed(ctx, p.WorkspaceID)
-	if err != nil {
-		return &errcode.Error{Code: errcode.InternalError, Cause: err}
+	used := p.CreditsUsed
+	if !p.UsageKnown {
+		var err error
+		if used, err = s.deps.Ledger.CreditsUsed(ctx, p.WorkspaceID); err != nil {
+			return &errcode.Error{Code: errcode.InternalError, Cause: err}
+		}
 	}
 	if p.MonthlyCredits-used < CostPerRequest {
 		return errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")

@@ -31,6 +31,10 @@ type Principal struct {
 	Limits      Limits
 	// MonthlyCredits is the workspace's allowance.
 	MonthlyCredits int
+	// CreditsUsed is what the workspace was billed this month when the key was looked up, if the
+	// Authenticator read it (UsageKnown); otherwise the credit check asks the Ledger.
+	CreditsUsed int
+	UsageKnown  bool
 }
 
 // Errors an Authenticator returns.

@@ -46,7 +46,7 @@ type DB struct {
 	stopOnce   sync.Once
 	// Statements every API request runs, prepared once on the read pool: compiling one costs
 	// about as much as running it.
-	keyByHash, creditsUsed *sql.Stmt
+	keyByHash, keyForRequest, creditsUsed *sql.Stmt
 	// chargeQ feeds the group committer of Charge (groupcommit.go).
 	chargeQ      chan *chargeReq
 	chargerDone  chan struct{}
@@ -114,8 +114,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
-	if db.keyByHash, err = r.PrepareContext(ctx, keyByHashSQL); err == nil {
-		db.creditsUsed, err = r.PrepareContext(ctx, creditsUsedSQL)
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{{&db.keyByHash, keyByHashSQL}, {&db.keyForRequest, keyForRequestSQL}, {&db.creditsUsed, creditsUsedSQL}} {
+		if *p.dst, err = r.PrepareContext(ctx, p.sql); err != nil {
+			break
+		}
 	}
 	if err != nil {
 		db.Close()
@@ -218,7 +223,7 @@ func (db *DB) Close() error {
 			errs = append(errs, db.cp.Close())
 		})
 	}
-	for _, st := range []*sql.Stmt{db.keyByHash, db.creditsUsed} {
+	for _, st := range []*sql.Stmt{db.keyByHash, db.keyForRequest, db.creditsUsed} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -615,3 +615,31 @@ func BenchmarkChargeParallel(b *testing.B) {
 		}
 	})
 }
+
+// TestKeyForRequest: the key, its workspace and the month's credits in one lookup.
+func TestKeyForRequest(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	ws := mustWorkspace(t, db, "acme", PlanCustom, 100)
+	key, rec := mustKey(t, db, ws.ID, false)
+	mar := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	for i, at := range []time.Time{mar, mar.Add(time.Hour), mar.AddDate(0, 1, 0)} {
+		id := fmt.Sprint("c", i)
+		if err := db.Charge(ctx, Charge{ID: id, WorkspaceID: ws.ID, KeyID: rec.ID, Endpoint: "x.y", Credits: 5, At: at}, okLog(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		at   time.Time
+		used int
+	}{{mar, 10}, {mar.AddDate(0, 1, 0), 5}, {mar.AddDate(0, 2, 0), 0}} {
+		got, gotWS, used, err := db.KeyForRequest(ctx, key.Hash(), tt.at)
+		if err != nil || got != rec || gotWS != ws || used != tt.used {
+			t.Errorf("KeyForRequest(%s) = %+v %+v %d %v, want used %d", tt.at.Format("2006-01"), got, gotWS, used, err, tt.used)
+		}
+	}
+	unknown, _ := apikey.Generate(false)
+	if _, _, _, err := db.KeyForRequest(ctx, unknown.Hash(), mar); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("KeyForRequest(unknown) = %v", err)
+	}
+}
