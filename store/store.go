@@ -44,8 +44,8 @@ type DB struct {
 	cp         *sql.DB
 	stop, done chan struct{}
 	stopOnce   sync.Once
-	// Statements every API request runs, prepared once on the read pool: compiling one costs
-	// about as much as running it.
+	// Statements every API request runs, prepared on the read pool once (the driver's statement
+	// cache would also keep them; holding them skips its lookup and keeps them out of its LRU).
 	keyByHash, keyForRequest, creditsUsed *sql.Stmt
 	// chargeQ feeds the group committer of Charge (groupcommit.go).
 	chargeQ      chan *chargeReq
