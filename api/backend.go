@@ -34,7 +34,7 @@ const touchEvery = time.Minute
 // Authenticate looks the key's hash up on every request, so a revocation is effective at once on
 // this node (there is no cache to expire).
 func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Principal, error) {
-	rec, ws, used, err := b.db.KeyForRequest(ctx, key.Hash(), b.now())
+	rec, ws, used, err := b.db.KeyByHash(ctx, key.Hash(), b.now())
 	if errors.Is(err, store.ErrNotFound) {
 		return Principal{}, ErrUnknownKey
 	}

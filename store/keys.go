@@ -97,24 +97,22 @@ func (k *keyRow) record() KeyRecord {
 	return r
 }
 
-const keyByHashSQL = `SELECT ` + keyCols + `, ` + workspaceCols + `
-	 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-	 WHERE k.hash = ?`
-
-const keyForRequestSQL = `SELECT ` + keyCols + `, ` + workspaceCols + `,
+const keyByHashSQL = `SELECT ` + keyCols + `, ` + workspaceCols + `,
 	        COALESCE((SELECT credits FROM credit_months m WHERE m.workspace_id = w.id AND m.month = ?), 0)
 	 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
 	 WHERE k.hash = ?`
 
-// KeyForRequest is KeyByHash that also returns the credits the workspace was billed in the month
-// of at: what an API request needs before it fetches, in one statement.
-func (db *DB) KeyForRequest(ctx context.Context, hash [32]byte, at time.Time) (KeyRecord, Workspace, int, error) {
+// KeyByHash returns a key, revoked or not, with its workspace and the credits the workspace was
+// billed in the calendar month (UTC) of at: what an API request needs before it fetches, in one
+// statement. ErrNotFound if no key has that hash; the caller decides what a revoked key means (401
+// revoked).
+func (db *DB) KeyByHash(ctx context.Context, hash [32]byte, at time.Time) (KeyRecord, Workspace, int, error) {
 	var k keyRow
 	var ws Workspace
 	var wsCreated int64
 	var used int
 	dest := append(k.dest(), &ws.ID, &ws.Name, &ws.Plan, &ws.MonthlyCredits, &wsCreated, &used)
-	err := db.keyForRequest.QueryRowContext(ctx, monthKey(at), hex.EncodeToString(hash[:])).Scan(dest...)
+	err := db.keyByHash.QueryRowContext(ctx, monthKey(at), hex.EncodeToString(hash[:])).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
 	}
@@ -123,24 +121,6 @@ func (db *DB) KeyForRequest(ctx context.Context, hash [32]byte, at time.Time) (K
 	}
 	ws.CreatedAt = fromMS(wsCreated)
 	return k.record(), ws, used, nil
-}
-
-// KeyByHash returns a key, revoked or not, with its workspace; ErrNotFound if no key has that
-// hash. The caller decides what a revoked key means (401 revoked).
-func (db *DB) KeyByHash(ctx context.Context, hash [32]byte) (KeyRecord, Workspace, error) {
-	var k keyRow
-	var ws Workspace
-	var wsCreated int64
-	dest := append(k.dest(), &ws.ID, &ws.Name, &ws.Plan, &ws.MonthlyCredits, &wsCreated)
-	err := db.keyByHash.QueryRowContext(ctx, hex.EncodeToString(hash[:])).Scan(dest...)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = ErrNotFound
-	}
-	if err != nil {
-		return KeyRecord{}, Workspace{}, fmt.Errorf("looking up key: %w", err)
-	}
-	ws.CreatedAt = fromMS(wsCreated)
-	return k.record(), ws, nil
 }
 
 // TouchKey records that the key was used at t. It only moves last_used_at forward, so late or

@@ -46,7 +46,7 @@ type DB struct {
 	stopOnce   sync.Once
 	// Statements every API request runs, prepared on the read pool once (the driver's statement
 	// cache would also keep them; holding them skips its lookup and keeps them out of its LRU).
-	keyByHash, keyForRequest, creditsUsed *sql.Stmt
+	keyByHash, creditsUsed *sql.Stmt
 	// chargeQ feeds the group committer of Charge (groupcommit.go).
 	chargeQ      chan *chargeReq
 	chargerDone  chan struct{}
@@ -117,7 +117,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
-	}{{&db.keyByHash, keyByHashSQL}, {&db.keyForRequest, keyForRequestSQL}, {&db.creditsUsed, creditsUsedSQL}} {
+	}{{&db.keyByHash, keyByHashSQL}, {&db.creditsUsed, creditsUsedSQL}} {
 		if *p.dst, err = r.PrepareContext(ctx, p.sql); err != nil {
 			break
 		}
@@ -223,7 +223,7 @@ func (db *DB) Close() error {
 			errs = append(errs, db.cp.Close())
 		})
 	}
-	for _, st := range []*sql.Stmt{db.keyByHash, db.keyForRequest, db.creditsUsed} {
+	for _, st := range []*sql.Stmt{db.keyByHash, db.creditsUsed} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -244,12 +244,12 @@ func TestKeyLookupRevokeTouch(t *testing.T) {
 	if rec.Hash != key.HashHex() || rec.ShortPrefix != key.Short() || !rec.Test || rec.State != KeyActive {
 		t.Fatalf("record %+v does not match key", rec)
 	}
-	got, gotWS, err := db.KeyByHash(ctx, key.Hash())
+	got, gotWS, _, err := db.KeyByHash(ctx, key.Hash(), time.Now())
 	if err != nil || got != rec || gotWS != ws {
 		t.Fatalf("KeyByHash = %+v %+v %v\nwant %+v %+v", got, gotWS, err, rec, ws)
 	}
 	unknown, _ := apikey.Generate(false)
-	if _, _, err := db.KeyByHash(ctx, unknown.Hash()); !errors.Is(err, ErrNotFound) {
+	if _, _, _, err := db.KeyByHash(ctx, unknown.Hash(), time.Now()); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("KeyByHash(unknown) = %v", err)
 	}
 
@@ -259,7 +259,7 @@ func TestKeyLookupRevokeTouch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, _, _ := db.KeyByHash(ctx, key.Hash()); !got.LastUsedAt.Equal(t0) {
+	if got, _, _, _ := db.KeyByHash(ctx, key.Hash(), time.Now()); !got.LastUsedAt.Equal(t0) {
 		t.Fatalf("LastUsedAt = %v, want %v (never moves back)", got.LastUsedAt, t0)
 	}
 
@@ -272,14 +272,14 @@ func TestKeyLookupRevokeTouch(t *testing.T) {
 	if err := db.RevokeKey(ctx, ws.ID, rec.ShortPrefix); err != nil {
 		t.Fatal(err)
 	}
-	revoked, _, err := db.KeyByHash(ctx, key.Hash())
+	revoked, _, _, err := db.KeyByHash(ctx, key.Hash(), time.Now())
 	if err != nil || revoked.State != KeyRevoked || revoked.RevokedAt.IsZero() {
 		t.Fatalf("after revoke: %+v, %v", revoked, err)
 	}
 	if err := db.RevokeKey(ctx, ws.ID, rec.ShortPrefix); err != nil {
 		t.Fatalf("second revoke: %v", err)
 	}
-	again, _, _ := db.KeyByHash(ctx, key.Hash())
+	again, _, _, _ := db.KeyByHash(ctx, key.Hash(), time.Now())
 	if !again.RevokedAt.Equal(revoked.RevokedAt) {
 		t.Fatal("second revoke moved revoked_at")
 	}
@@ -616,8 +616,8 @@ func BenchmarkChargeParallel(b *testing.B) {
 	})
 }
 
-// TestKeyForRequest: the key, its workspace and the month's credits in one lookup.
-func TestKeyForRequest(t *testing.T) {
+// TestKeyByHashCredits: the key, its workspace and the month's credits in one lookup.
+func TestKeyByHashCredits(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTest(t)
 	ws := mustWorkspace(t, db, "acme", PlanCustom, 100)
@@ -633,13 +633,13 @@ func TestKeyForRequest(t *testing.T) {
 		at   time.Time
 		used int
 	}{{mar, 10}, {mar.AddDate(0, 1, 0), 5}, {mar.AddDate(0, 2, 0), 0}} {
-		got, gotWS, used, err := db.KeyForRequest(ctx, key.Hash(), tt.at)
+		got, gotWS, used, err := db.KeyByHash(ctx, key.Hash(), tt.at)
 		if err != nil || got != rec || gotWS != ws || used != tt.used {
-			t.Errorf("KeyForRequest(%s) = %+v %+v %d %v, want used %d", tt.at.Format("2006-01"), got, gotWS, used, err, tt.used)
+			t.Errorf("KeyByHash(%s) = %+v %+v %d %v, want used %d", tt.at.Format("2006-01"), got, gotWS, used, err, tt.used)
 		}
 	}
 	unknown, _ := apikey.Generate(false)
-	if _, _, _, err := db.KeyForRequest(ctx, unknown.Hash(), mar); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("KeyForRequest(unknown) = %v", err)
+	if _, _, _, err := db.KeyByHash(ctx, unknown.Hash(), mar); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("KeyByHash(unknown) = %v", err)
 	}
 }
