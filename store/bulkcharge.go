@@ -29,37 +29,34 @@ func bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []erro
 	}); err != nil {
 		return err
 	}
+	// What decides each charge, read once per key and month with chargeTx's own check.
 	type keyInfo struct {
 		allowance int
 		test      bool
 		found     bool
 	}
+	type keyMonth struct{ key, ws, month int64 }
 	type wsMonth struct{ ws, month int64 }
 	keys := map[[2]int64]*keyInfo{}
 	used := map[wsMonth]int{}
+	read := map[keyMonth]bool{}
 	for _, r := range group {
-		k := [2]int64{r.c.KeyID, r.c.WorkspaceID}
-		if keys[k] == nil {
-			ki := &keyInfo{}
-			err := tx.QueryRowContext(ctx, `SELECT w.monthly_credits, k.test FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-				 WHERE k.id = ? AND k.workspace_id = ?`, r.c.KeyID, r.c.WorkspaceID).Scan(&ki.allowance, &ki.test)
-			switch {
-			case err == nil:
-				ki.found = true
-			case err != sql.ErrNoRows:
-				return err
-			}
-			keys[k] = ki
+		km := keyMonth{r.c.KeyID, r.c.WorkspaceID, monthKey(r.at)}
+		if read[km] {
+			continue
 		}
-		m := wsMonth{r.c.WorkspaceID, monthKey(r.at)}
-		if _, ok := used[m]; !ok {
-			var n int
-			err := tx.QueryRowContext(ctx, `SELECT credits FROM credit_months WHERE workspace_id = ? AND month = ?`, m.ws, m.month).Scan(&n)
-			if err != nil && err != sql.ErrNoRows {
-				return err
-			}
-			used[m] = n
+		read[km] = true
+		ki := &keyInfo{}
+		var n int
+		err := tx.QueryRowContext(ctx, chargeSQLCheck, km.month, km.key, km.ws).Scan(&ki.allowance, &ki.test, &n)
+		switch {
+		case err == nil:
+			ki.found = true
+			used[wsMonth{km.ws, km.month}] = n
+		case err != sql.ErrNoRows:
+			return err
 		}
+		keys[[2]int64{km.key, km.ws}] = ki
 	}
 	var accepted []*chargeReq
 	added := map[wsMonth]int{}
@@ -93,8 +90,7 @@ func bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []erro
 	}
 	// No ON CONFLICT on usage: every id was checked above, and a conflict here would be a bug that
 	// must fail the group rather than bill credits without a ledger row.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at) VALUES `+
-		rowMarks(len(accepted), 6), usage...); err != nil {
+	if _, err := tx.ExecContext(ctx, usageInsert+rowMarks(len(accepted), 6), usage...); err != nil {
 		return err
 	}
 	for m, n := range added {
@@ -102,8 +98,7 @@ func bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []erro
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, duration_ms, created_at) VALUES `+
-		rowMarks(len(accepted), 9)+` ON CONFLICT (request_id) DO NOTHING`, logs...)
+	_, err := tx.ExecContext(ctx, logInsert+rowMarks(len(accepted), 9)+logKeepFirst, logs...)
 	return err
 }
 

@@ -89,13 +89,14 @@ const (
 	        COALESCE((SELECT credits FROM credit_months m WHERE m.workspace_id = w.id AND m.month = ?), 0)
 	 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
 	 WHERE k.id = ? AND k.workspace_id = ?`
-	chargeSQLUsage = `INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at)
-	 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (charge_id) DO NOTHING`
+	usageInsert    = `INSERT INTO usage (charge_id, workspace_id, key_id, endpoint, credits, created_at) VALUES `
+	chargeSQLUsage = usageInsert + `(?, ?, ?, ?, ?, ?) ON CONFLICT (charge_id) DO NOTHING`
 	chargeSQLMonth = `INSERT INTO credit_months (workspace_id, month, credits) VALUES (?, ?, ?)
 	 ON CONFLICT (workspace_id, month) DO UPDATE SET credits = credit_months.credits + excluded.credits`
 	chargeSQLReplay = `SELECT 1 FROM usage WHERE charge_id = ?`
-	logSQL          = `INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, duration_ms, created_at)
-	 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`
+	logInsert       = `INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, duration_ms, created_at) VALUES `
+	logKeepFirst    = ` ON CONFLICT (request_id) DO NOTHING`
+	logSQL          = logInsert + `(?, ?, ?, ?, ?, ?, ?, ?, ?)` + logKeepFirst
 )
 
 // chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time).
