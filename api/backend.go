@@ -58,7 +58,7 @@ func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Princi
 	if due {
 		_ = b.db.TouchKey(context.WithoutCancel(ctx), rec.ID, now)
 	}
-	l := store.PlanLimits(ws.Plan)
+	l := ws.Limits()
 	return Principal{
 		KeyID: rec.ID, Short: rec.ShortPrefix, WorkspaceID: ws.ID, Plan: ws.Plan, Test: rec.Test, MonthlyCredits: ws.MonthlyCredits,
 		CreditsUsed: used, UsageKnown: true,

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -205,6 +206,9 @@ func (s *Server) createBatch(c echo.Context) error {
 			return fail(&errcode.Error{Code: errcode.InvalidParams, Message: fmt.Sprintf("unknown parameter %s; the batch is described by the JSON body", k), Params: []string{k}})
 		}
 	}
+	if ct := c.Request().Header.Get(echo.HeaderContentType); !isJSONMediaType(ct) {
+		return fail(errcode.New(errcode.UnsupportedMediaType, "the body must be JSON sent with Content-Type: application/json, not %q", ct))
+	}
 	idem := c.Request().Header.Get(HeaderIdempotencyKey)
 	if len(idem) > maxIdempotencyKey || strings.IndexFunc(idem, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0 {
 		return fail(&errcode.Error{Code: errcode.InvalidParams, Message: fmt.Sprintf("the Idempotency-Key header must be 1 to %d printable ASCII characters", maxIdempotencyKey), Params: []string{HeaderIdempotencyKey}})
@@ -290,6 +294,9 @@ func (s *Server) parseBatch(c echo.Context) (store.NewBatch, *errcode.Error) {
 	if runner == nil {
 		return store.NewBatch{}, bad("endpoint", "endpoint: %q is not an endpoint of this API (site.resource, for example amazon.product or universal.get)", endpoint)
 	}
+	if site, _, _ := strings.Cut(endpoint, "."); site != c.Param("site") {
+		return store.NewBatch{}, bad("endpoint", "endpoint: %s is not an endpoint of %s; post it to /api/v1/%s/batch", endpoint, c.Param("site"), site)
+	}
 	if len(req.Items) < 1 || len(req.Items) > store.MaxBatchItems {
 		return store.NewBatch{}, bad("items", "items: give 1 to %d items, not %d", store.MaxBatchItems, len(req.Items))
 	}
@@ -322,6 +329,13 @@ func (s *Server) parseBatch(c echo.Context) (store.NewBatch, *errcode.Error) {
 	fmt.Fprintf(h, "%s\n", nb.WebhookURL)
 	nb.RequestHash = hex.EncodeToString(h.Sum(nil))
 	return nb, nil
+}
+
+// isJSONMediaType reports whether a Content-Type names JSON: application/json, in any case, with
+// or without parameters (charset=utf-8).
+func isJSONMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // checkWebhookURL applies the rules of webhook URLs: https (http too when AllowHTTPWebhooks), and

@@ -453,6 +453,7 @@ func TestBatchWebhookURLRules(t *testing.T) {
 	} {
 		body, _ := json.Marshal(map[string]any{"endpoint": "shop.product", "items": itemsOf("AB1234"), "webhook_url": tt.url})
 		req := httptest.NewRequest(http.MethodPost, "/api/v1/shop/batch?api_key="+e.live, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		srv.Handler().ServeHTTP(rec, req)
 		if (rec.Code == 201) != tt.ok {
@@ -645,7 +646,8 @@ func TestBatchIdempotencyKey(t *testing.T) {
 }
 
 // TestWebhookRetrySchedule drives the delivery loop on a fake clock against a receiver that always
-// fails: attempts at +0, then 1, 2, 5, 15 and 60 minutes after the one before, then failed.
+// fails: attempts at +0, then 1, 2, 5, 15 and 60 minutes after the one before (+1, +3, +8, +23
+// and +83 minutes), each next attempt persisted before it falls due, then failed.
 func TestWebhookRetrySchedule(t *testing.T) {
 	clock := &fakeClock{t: time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)}
 	e := startBatches(t, batchOpts{clock: clock, noLoop: true})
@@ -657,7 +659,10 @@ func TestWebhookRetrySchedule(t *testing.T) {
 		t.Fatalf("ran %d items", n)
 	}
 	start := clock.Now()
-	want := []time.Duration{0, time.Minute, 2 * time.Minute, 5 * time.Minute, 15 * time.Minute, 60 * time.Minute}
+	want := []time.Duration{0, time.Minute, 3 * time.Minute, 8 * time.Minute, 23 * time.Minute, 83 * time.Minute}
+	if got := api.WebhookAttemptOffsets(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("computed schedule %v, want %v", got, want)
+	}
 	var attempts []time.Duration
 	var first hook
 	for step := time.Duration(0); step <= 3*time.Hour; step += 10 * time.Second {
@@ -683,6 +688,12 @@ func TestWebhookRetrySchedule(t *testing.T) {
 			}
 			if p.body["webhook_delivery_status"] != wantStatus || p.body["webhook_last_error"] != "the receiver answered 500" || p.body["webhook_delivered_at"] != nil {
 				t.Errorf("after attempt %d: %v %v", len(attempts), p.body["webhook_delivery_status"], p.body["webhook_last_error"])
+			}
+			// The next attempt is stored when this one is recorded: the schedule survives a restart.
+			d, err := e.db.WebhookDelivery(ctx, id)
+			if n := len(attempts); err != nil || d.Attempts != n ||
+				(n < len(want) && !d.NextAttemptAt.Equal(start.Add(want[n]))) || (n == len(want) && !d.NextAttemptAt.IsZero()) {
+				t.Errorf("after attempt %d: stored %+v %v", n, d, err)
 			}
 		}
 		clock.Advance(10 * time.Second)

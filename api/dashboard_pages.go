@@ -49,7 +49,7 @@ func (d *dashboard) overview(c echo.Context, v *viewer) error {
 	data := overviewData{
 		Plan: v.Workspace.Plan, Month: now.Format("January 2006"),
 		Allowance: allowance, Used: used, Left: max(allowance-used, 0),
-		Limits: store.PlanLimits(v.Workspace.Plan), ActiveKeys: active, MaxKeys: store.MaxActiveKeys,
+		Limits: v.Workspace.Limits(), ActiveKeys: active, MaxKeys: store.MaxActiveKeys,
 	}
 	if allowance > 0 {
 		data.UsedPercent = min(100, used*100/allowance)

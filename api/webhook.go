@@ -69,11 +69,36 @@ const (
 	WebhookSecretPrefix = "whsec_"
 )
 
-// WebhookRetrySchedule is when the retries of a failed delivery happen, counted from the delivery's
-// creation (the first attempt, at once): +1, +2, +5, +15 and +60 minutes (spec 6, design decision
-// 10, and the schedule issue 6 checks). After the last retry fails the delivery is failed. A
-// receiver's Retry-After can only push a retry later, never earlier.
+// WebhookRetrySchedule is how long a failed delivery waits before each retry, counted from the
+// attempt that failed (spec 6: "delays 1 min, 2 min, 5 min, 15 min, 1 h" between attempts): the
+// first attempt is made at once, the retries at +1, +3, +8, +23 and +83 minutes when every attempt
+// fails at once (WebhookAttemptOffsets). After the last retry fails the delivery is failed. A
+// receiver's Retry-After can only push a retry later, never earlier; a 410 Gone ends the retries.
 var WebhookRetrySchedule = []time.Duration{time.Minute, 2 * time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}
+
+// nextWebhookAttempt is when to retry after attempt number attempt (1-based) failed at at; ok is
+// false when that was the last attempt.
+func nextWebhookAttempt(attempt int, at time.Time) (next time.Time, ok bool) {
+	if attempt < 1 || attempt > len(WebhookRetrySchedule) {
+		return time.Time{}, false
+	}
+	return at.Add(WebhookRetrySchedule[attempt-1]), true
+}
+
+// WebhookAttemptOffsets returns when every attempt of a delivery is made, counted from the first,
+// when each fails at once and no Retry-After pushes one: 0, 1, 3, 8, 23 and 83 minutes.
+func WebhookAttemptOffsets() []time.Duration {
+	out := []time.Duration{0}
+	at := time.Time{}
+	for n := 1; ; n++ {
+		next, ok := nextWebhookAttempt(n, at)
+		if !ok {
+			return out
+		}
+		at = next
+		out = append(out, next.Sub(time.Time{}))
+	}
+}
 
 // maxRetryAfter caps how far a receiver's Retry-After may push the next attempt.
 const maxRetryAfter = time.Hour
@@ -205,14 +230,13 @@ func (w *worker) deliver(ctx context.Context, d store.Delivery) {
 		a.OK = true
 	case reply.Status >= 300 && reply.Status <= 399:
 		a.Error = fmt.Sprintf("the receiver answered %d; redirects are not followed", reply.Status)
+	case reply.Status == http.StatusGone:
+		a.Error = "the receiver answered 410 Gone: it no longer accepts this webhook; not retried"
 	default:
 		a.Error = fmt.Sprintf("the receiver answered %d", reply.Status)
 	}
-	if !a.OK && attempt <= len(WebhookRetrySchedule) {
-		next := d.CreatedAt.Add(WebhookRetrySchedule[attempt-1])
-		if next.Before(at) { // a late attempt (a restart, a long outage): the next one is not skipped
-			next = at
-		}
+	gone := err == nil && reply.Status == http.StatusGone
+	if next, retry := nextWebhookAttempt(attempt, at); !a.OK && !gone && retry {
 		if err == nil && (reply.Status == http.StatusTooManyRequests || reply.Status == http.StatusServiceUnavailable) {
 			if ra, ok := parseRetryAfter(reply.Header.Get("Retry-After"), at); ok {
 				next = maxTime(next, at.Add(min(ra, maxRetryAfter)))
@@ -237,7 +261,7 @@ func (w *worker) deliver(ctx context.Context, d store.Delivery) {
 	case store.WebhookRetrying:
 		log.Warn("webhook attempt failed; will retry", "error", a.Error, "next", a.NextAt)
 	default:
-		log.Warn("webhook failed after every retry", "error", a.Error)
+		log.Warn("webhook failed; no more retries", "error", a.Error)
 	}
 }
 

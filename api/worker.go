@@ -182,10 +182,16 @@ func (w *worker) runItem(ctx context.Context, it store.ClaimedItem) {
 	}
 	bg := context.WithoutCancel(ctx)
 	end, err := w.db.CompleteItem(bg, o)
-	if errors.Is(err, store.ErrInsufficientCredits) {
-		e := errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")
-		o.OK, o.Credits, o.ErrorCode = false, 0, string(e.Code)
-		o.HTTPStatus, o.Data = w.s.errorJSON(e, it.ChargeID)
+	var refusal *errcode.Error
+	switch {
+	case errors.Is(err, store.ErrInsufficientCredits):
+		refusal = errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")
+	case errors.Is(err, store.ErrKeyRevoked):
+		refusal = errRevokedItem()
+	}
+	if refusal != nil {
+		o.OK, o.Credits, o.ErrorCode = false, 0, string(refusal.Code)
+		o.HTTPStatus, o.Data = w.s.errorJSON(refusal, it.ChargeID)
 		end, err = w.db.CompleteItem(bg, o)
 	}
 	switch {
@@ -224,6 +230,9 @@ func (w *worker) execute(ctx context.Context, it store.ClaimedItem) (res ItemRes
 	if it.Attempt > w.cfg.MaxAttempts {
 		return ItemResult{Err: &errcode.Error{Code: errcode.InternalError, Cause: fmt.Errorf("abandoned after %d attempts that never completed", it.Attempt-1)}}
 	}
+	if it.KeyRevoked {
+		return ItemResult{Err: errRevokedItem()}
+	}
 	runner := w.runners[it.Endpoint]
 	if runner == nil {
 		return ItemResult{Err: errcode.New(errcode.NotFound, "the endpoint %s is no longer served", it.Endpoint)}
@@ -245,4 +254,10 @@ func (w *worker) execute(ctx context.Context, it store.ClaimedItem) (res ItemRes
 	rctx, cancel := context.WithTimeout(ctx, w.s.cfg.RequestTimeout)
 	defer cancel()
 	return runner.Run(rctx, p, q)
+}
+
+// errRevokedItem is the error of a batch item whose key was revoked before it ran or completed: it
+// stops, unbilled.
+func errRevokedItem() *errcode.Error {
+	return errcode.New(errcode.Revoked, "the API key that created this batch was revoked; its remaining items stop unbilled")
 }

@@ -17,6 +17,9 @@ var (
 	// ErrLeaseLost: a completion whose claim is no longer current (the item was requeued and
 	// perhaps claimed again). The completion wrote nothing.
 	ErrLeaseLost = errors.New("lease lost")
+	// ErrKeyRevoked: a completion that would bill a key revoked (or purged) since its batch was
+	// created. Nothing was written; complete the item again as failed.
+	ErrKeyRevoked = errors.New("the batch's key is revoked")
 )
 
 // Batch states (spec 3.1, design decision 9).
@@ -58,8 +61,9 @@ type NewBatch struct {
 	WebhookURL    string // "" for none
 	WebhookSecret string // set with WebhookURL
 	CreatedAt     time.Time
-	// IdempotencyKey, when set, makes CreateBatch return the batch created under the same key within
-	// IdempotencyWindow, or ErrIdempotencyConflict when RequestHash differs.
+	// IdempotencyKey, when set, makes CreateBatch return the batch created under the same key, in the
+	// same workspace and mode (Test), within IdempotencyWindow, or ErrIdempotencyConflict when
+	// RequestHash differs. A sandbox batch never answers a live request, nor the reverse.
 	IdempotencyKey    string
 	RequestHash       string
 	IdempotencyWindow time.Duration
@@ -136,8 +140,8 @@ func (db *DB) CreateBatch(ctx context.Context, nb NewBatch) (b Batch, replayed b
 			var hash, id string
 			var at int64
 			err := tx.QueryRowContext(ctx,
-				`SELECT request_hash, batch_id, created_at FROM batch_idempotency WHERE workspace_id = ? AND key = ?`,
-				nb.WorkspaceID, nb.IdempotencyKey).Scan(&hash, &id, &at)
+				`SELECT request_hash, batch_id, created_at FROM batch_idempotency WHERE workspace_id = ? AND test = ? AND key = ?`,
+				nb.WorkspaceID, nb.Test, nb.IdempotencyKey).Scan(&hash, &id, &at)
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
 			case err != nil:
@@ -150,8 +154,8 @@ func (db *DB) CreateBatch(ctx context.Context, nb NewBatch) (b Batch, replayed b
 				replayed = true
 				return err
 			default:
-				if _, err := tx.ExecContext(ctx, `DELETE FROM batch_idempotency WHERE workspace_id = ? AND key = ?`,
-					nb.WorkspaceID, nb.IdempotencyKey); err != nil {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM batch_idempotency WHERE workspace_id = ? AND test = ? AND key = ?`,
+					nb.WorkspaceID, nb.Test, nb.IdempotencyKey); err != nil {
 					return err
 				}
 			}
@@ -176,8 +180,8 @@ func (db *DB) CreateBatch(ctx context.Context, nb NewBatch) (b Batch, replayed b
 		}
 		if nb.IdempotencyKey != "" {
 			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO batch_idempotency (workspace_id, key, request_hash, batch_id, created_at) VALUES (?, ?, ?, ?, ?)`,
-				nb.WorkspaceID, nb.IdempotencyKey, nb.RequestHash, nb.ID, ms(created)); err != nil {
+				`INSERT INTO batch_idempotency (workspace_id, test, key, request_hash, batch_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+				nb.WorkspaceID, nb.Test, nb.IdempotencyKey, nb.RequestHash, nb.ID, ms(created)); err != nil {
 				return err
 			}
 		}
@@ -246,6 +250,9 @@ type ClaimedItem struct {
 	KeyID          int64
 	Test           bool
 	MonthlyCredits int
+	// KeyRevoked: the key that created the batch was revoked (or purged) when the item was
+	// claimed; the item must not run.
+	KeyRevoked bool
 }
 
 // ItemChargeID is the charge (and request log) id of a batch item: one charge per item, ever.
@@ -255,7 +262,9 @@ func ItemChargeID(batchID string, index int) string {
 
 // ClaimItems leases up to n queued items to owner until now+lease, fairly across batches: the batch
 // served longest ago (a new batch first) gets the first item, the next batch the second, and so on
-// round-robin. A claimed batch that was pending becomes running, with started_at set.
+// round-robin. A claimed batch that was pending becomes running, with started_at set: now, or
+// created_at if now is earlier (now is read before the transaction waits for the write lock, so a
+// batch created meanwhile can be younger than now; clocks of other nodes can lag).
 func (db *DB) ClaimItems(ctx context.Context, owner string, n int, now time.Time, lease time.Duration) ([]ClaimedItem, error) {
 	if n <= 0 {
 		return nil, nil
@@ -269,12 +278,13 @@ func (db *DB) ClaimItems(ctx context.Context, owner string, n int, now time.Time
 		type cand struct {
 			id, endpoint         string
 			ws, key              int64
-			test                 bool
+			test, revoked        bool
 			queued, take, credit int
 		}
 		rows, err := tx.QueryContext(ctx,
-			`SELECT b.id, b.endpoint, b.workspace_id, b.key_id, b.test, b.queued_count, w.monthly_credits
-			 FROM batches b JOIN workspaces w ON w.id = b.workspace_id
+			`SELECT b.id, b.endpoint, b.workspace_id, b.key_id, b.test, b.queued_count, w.monthly_credits,
+			        COALESCE(k.state, 'revoked') = 'revoked'
+			 FROM batches b JOIN workspaces w ON w.id = b.workspace_id LEFT JOIN api_keys k ON k.id = b.key_id
 			 WHERE b.queued_count > 0 ORDER BY b.claim_seq, b.created_at, b.id LIMIT ?`, n)
 		if err != nil {
 			return err
@@ -282,7 +292,7 @@ func (db *DB) ClaimItems(ctx context.Context, owner string, n int, now time.Time
 		var cands []*cand
 		for rows.Next() {
 			c := &cand{}
-			if err := rows.Scan(&c.id, &c.endpoint, &c.ws, &c.key, &c.test, &c.queued, &c.credit); err != nil {
+			if err := rows.Scan(&c.id, &c.endpoint, &c.ws, &c.key, &c.test, &c.queued, &c.credit, &c.revoked); err != nil {
 				rows.Close()
 				return err
 			}
@@ -324,7 +334,7 @@ func (db *DB) ClaimItems(ctx context.Context, owner string, n int, now time.Time
 			}
 			got := 0
 			for rows.Next() {
-				it := ClaimedItem{BatchID: c.id, Endpoint: c.endpoint, WorkspaceID: c.ws, KeyID: c.key, Test: c.test, MonthlyCredits: c.credit}
+				it := ClaimedItem{BatchID: c.id, Endpoint: c.endpoint, WorkspaceID: c.ws, KeyID: c.key, Test: c.test, MonthlyCredits: c.credit, KeyRevoked: c.revoked}
 				var input string
 				if err := rows.Scan(&it.ID, &it.Index, &it.Attempt, &input); err != nil {
 					rows.Close()
@@ -340,7 +350,7 @@ func (db *DB) ClaimItems(ctx context.Context, owner string, n int, now time.Time
 			if _, err := tx.ExecContext(ctx,
 				`UPDATE batches SET queued_count = queued_count - ?, claim_seq = ?,
 				        status = CASE status WHEN 'pending' THEN 'running' ELSE status END,
-				        started_at = COALESCE(started_at, ?)
+				        started_at = COALESCE(started_at, MAX(?, created_at))
 				 WHERE id = ?`, got, seq, at, c.id); err != nil {
 				return err
 			}
@@ -481,6 +491,7 @@ type BatchEnd struct {
 // attempt): the result, its charge (keyed by the item's charge id, once ever), the request log
 // line, the batch's counts, and, when it was the last item, the batch's end and its webhook
 // delivery (the outbox row). ErrLeaseLost: the claim is stale and nothing was written.
+// ErrKeyRevoked: the item would be billed to a key revoked since; nothing was written.
 // ErrInsufficientCredits: the charge would pass the workspace's allowance and nothing was written;
 // complete the item again as failed.
 func (db *DB) CompleteItem(ctx context.Context, o ItemOutcome) (BatchEnd, error) {
@@ -512,6 +523,17 @@ func (db *DB) CompleteItem(ctx context.Context, o ItemOutcome) (BatchEnd, error)
 				err = ErrLeaseLost
 			}
 			return err
+		}
+		if o.OK && !it.Test && o.Credits > 0 {
+			// A revocation stops the batch's billing at once, even of an item that was running.
+			var state string
+			err := tx.QueryRowContext(ctx, `SELECT state FROM api_keys WHERE id = ?`, it.KeyID).Scan(&state)
+			if errors.Is(err, sql.ErrNoRows) || state == KeyRevoked {
+				return ErrKeyRevoked
+			}
+			if err != nil {
+				return err
+			}
 		}
 		log := RequestLog{RequestID: it.ChargeID, WorkspaceID: it.WorkspaceID, KeyID: it.KeyID, Endpoint: it.Endpoint,
 			Status: o.HTTPStatus, ErrorCode: o.ErrorCode, Duration: o.Duration, At: at}
@@ -551,7 +573,7 @@ func (db *DB) CompleteItem(ctx context.Context, o ItemOutcome) (BatchEnd, error)
 			end.Webhook = true
 		}
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE batches SET status = ?, completed_at = ?, webhook_delivery_status = ? WHERE id = ?`,
+			`UPDATE batches SET status = ?, completed_at = MAX(?, COALESCE(started_at, created_at)), webhook_delivery_status = ? WHERE id = ?`,
 			end.Status, ms(at), whStatus, it.BatchID); err != nil {
 			return err
 		}
@@ -719,6 +741,31 @@ func (db *DB) NextDeliveryAt(ctx context.Context) (time.Time, bool, error) {
 		return time.Time{}, false, fmt.Errorf("reading the next delivery: %w", err)
 	}
 	return fromNullMS(next), next.Valid, nil
+}
+
+// DeliveryStatus is where a batch's webhook delivery stands.
+type DeliveryStatus struct {
+	State    string
+	Attempts int
+	// NextAttemptAt is when the next attempt falls due; zero once delivered or failed.
+	NextAttemptAt time.Time
+}
+
+// WebhookDelivery returns the state of a batch's webhook delivery; ErrNotFound when it has none
+// (no webhook, or the batch has not ended).
+func (db *DB) WebhookDelivery(ctx context.Context, batchID string) (DeliveryStatus, error) {
+	var d DeliveryStatus
+	var next sql.NullInt64
+	err := db.r.QueryRowContext(ctx, `SELECT state, attempts, next_attempt_at FROM webhook_deliveries WHERE batch_id = ?`, batchID).
+		Scan(&d.State, &d.Attempts, &next)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return DeliveryStatus{}, fmt.Errorf("reading the delivery of batch %s: %w", batchID, err)
+	}
+	d.NextAttemptAt = fromNullMS(next)
+	return d, nil
 }
 
 // WebhookAttempt is one logged delivery attempt.

@@ -83,14 +83,35 @@ func TestCreateBatchIdempotency(t *testing.T) {
 	if b, replayed, err := db.CreateBatch(ctx, o2); err != nil || replayed || b.ID != "b3" {
 		t.Fatalf("other workspace: %+v %v %v", b, replayed, err)
 	}
+	// The same key and body from a sandbox key of the same workspace is another batch: a key is
+	// scoped to the workspace and the mode, so a sandbox batch never answers a live request.
+	_, testKey := mustKey(t, db, ws.ID, true)
+	sb := same
+	sb.ID, sb.KeyID, sb.Test = "b5", testKey.ID, true
+	if b, replayed, err := db.CreateBatch(ctx, sb); err != nil || replayed || b.ID != "b5" || !b.Test {
+		t.Fatalf("sandbox key: %+v %v %v", b, replayed, err)
+	}
+	sbAgain := sb
+	sbAgain.ID = "b6"
+	if b, replayed, err := db.CreateBatch(ctx, sbAgain); err != nil || !replayed || b.ID != "b5" {
+		t.Fatalf("sandbox replay: %+v %v %v", b, replayed, err)
+	}
+	sbOther := sbAgain
+	sbOther.RequestHash = "h9"
+	if _, _, err := db.CreateBatch(ctx, sbOther); !errors.Is(err, ErrIdempotencyConflict) {
+		t.Fatalf("sandbox key, other body: %v", err)
+	}
+	if b, replayed, err := db.CreateBatch(ctx, same); err != nil || !replayed || b.ID != "b1" {
+		t.Fatalf("live replay after the sandbox batch: %+v %v %v", b, replayed, err)
+	}
 	// After the window the key is free again.
 	late := other
 	late.ID, late.CreatedAt = "b4", t0.Add(25*time.Hour)
 	if b, replayed, err := db.CreateBatch(ctx, late); err != nil || replayed || b.ID != "b4" {
 		t.Fatalf("after the window: %+v %v %v", b, replayed, err)
 	}
-	if n := count(t, db, `SELECT COUNT(*) FROM batch_items`); n != 9 {
-		t.Fatalf("%d items stored, want 9 (3 batches of 3; the replay adds none)", n)
+	if n := count(t, db, `SELECT COUNT(*) FROM batch_items`); n != 12 {
+		t.Fatalf("%d items stored, want 12 (4 batches of 3; the replays add none)", n)
 	}
 	if _, _, err := db.CreateBatch(ctx, NewBatch{ID: "x", WorkspaceID: ws.ID, KeyID: key.ID, Endpoint: "e", Items: items(MaxBatchItems + 1)}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("1001 items: %v", err)

@@ -109,9 +109,9 @@ const keyByHashSQL = `SELECT ` + keyCols + `, ` + workspaceCols + `,
 func (db *DB) KeyByHash(ctx context.Context, hash [32]byte, at time.Time) (KeyRecord, Workspace, int, error) {
 	var k keyRow
 	var ws Workspace
-	var wsCreated int64
+	wss := workspaceScan{ws: &ws}
 	var used int
-	dest := append(k.dest(), &ws.ID, &ws.Name, &ws.Plan, &ws.MonthlyCredits, &wsCreated, &used)
+	dest := append(append(k.dest(), wss.dest()...), &used)
 	err := db.keyByHash.QueryRowContext(ctx, monthKey(at), hex.EncodeToString(hash[:])).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = ErrNotFound
@@ -119,7 +119,7 @@ func (db *DB) KeyByHash(ctx context.Context, hash [32]byte, at time.Time) (KeyRe
 	if err != nil {
 		return KeyRecord{}, Workspace{}, 0, fmt.Errorf("looking up key: %w", err)
 	}
-	ws.CreatedAt = fromMS(wsCreated)
+	wss.finish()
 	return k.record(), ws, used, nil
 }
 

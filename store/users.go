@@ -103,10 +103,11 @@ func (db *DB) SessionByHash(ctx context.Context, tokenHash [32]byte, now time.Ti
 	var s Session
 	var u User
 	var ws Workspace
-	var sCreated, sExpires, uCreated, wsCreated int64
+	var sCreated, sExpires, uCreated int64
+	wss := workspaceScan{ws: &ws}
 	dest := []any{&s.ID, &s.UserID, &sCreated, &sExpires}
 	dest = scanUser(dest, &u, &uCreated)
-	dest = append(dest, &ws.ID, &ws.Name, &ws.Plan, &ws.MonthlyCredits, &wsCreated)
+	dest = append(dest, wss.dest()...)
 	err := db.r.QueryRowContext(ctx,
 		`SELECT s.id, s.user_id, s.created_at, s.expires_at, `+userCols+`, `+workspaceCols+`
 		 FROM sessions s JOIN users u ON u.id = s.user_id JOIN workspaces w ON w.id = u.workspace_id
@@ -117,7 +118,8 @@ func (db *DB) SessionByHash(ctx context.Context, tokenHash [32]byte, now time.Ti
 	if err != nil {
 		return Session{}, User{}, Workspace{}, fmt.Errorf("reading session: %w", err)
 	}
-	s.CreatedAt, s.ExpiresAt, u.CreatedAt, ws.CreatedAt = fromMS(sCreated), fromMS(sExpires), fromMS(uCreated), fromMS(wsCreated)
+	wss.finish()
+	s.CreatedAt, s.ExpiresAt, u.CreatedAt = fromMS(sCreated), fromMS(sExpires), fromMS(uCreated)
 	return s, u, ws, nil
 }
 
