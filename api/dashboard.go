@@ -54,8 +54,9 @@ type DashboardConfig struct {
 	SessionTTL time.Duration
 	// Argon2 is the password hashing cost (default DefaultArgon2).
 	Argon2 Argon2Params
-	// SignInPerEmail failed sign-ins per email, and SignInPerIP sign-in attempts per client
-	// address, are allowed per SignInWindow (defaults 5, 20, 15 minutes); SignUpPerIP sign-ups per
+	// SignInPerEmail failed sign-ins per email and client address (so nobody locks an account's
+	// owner out from elsewhere), and SignInPerIP sign-in attempts per client address, are allowed
+	// per SignInWindow (defaults 5, 20, 15 minutes); SignUpPerIP sign-ups per
 	// address per SignUpWindow (defaults 10, 1 hour). Past them the answer is 429 with Retry-After.
 	SignInPerEmail, SignInPerIP int
 	SignInWindow                time.Duration
@@ -476,10 +477,13 @@ func (d *dashboard) signIn(c echo.Context) error {
 	}
 	ip := clientIP(c.Request())
 	email := store.NormalizeEmail(form.Email)
+	// Failures count per email AND client address: a wrong password from one address never locks
+	// the account's owner out from another (the per-address limit bounds guessing across emails).
+	emailAt := email + "\x00" + ip
 	if ok, wait := d.ipLimit.allowed(ip); !ok {
 		return d.tooMany(c, "signin", page, wait)
 	}
-	if ok, wait := d.emailLimit.allowed(email); !ok {
+	if ok, wait := d.emailLimit.allowed(emailAt); !ok {
 		return d.tooMany(c, "signin", page, wait)
 	}
 	d.ipLimit.add(ip)
@@ -501,12 +505,12 @@ func (d *dashboard) signIn(c echo.Context) error {
 		}
 	}
 	if !ok {
-		d.emailLimit.add(email)
+		d.emailLimit.add(emailAt)
 		d.s.log.InfoContext(c.Request().Context(), "dashboard sign-in refused", "request_id", requestID(c), "client", ip)
 		page.Error = "Wrong email or password."
 		return d.render(c, http.StatusUnauthorized, "signin", page)
 	}
-	d.emailLimit.reset(email)
+	d.emailLimit.reset(emailAt)
 	if err := d.startSession(c, u.ID); err != nil {
 		return d.fail(c, err)
 	}

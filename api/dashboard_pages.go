@@ -130,9 +130,22 @@ func (d *dashboard) keys(c echo.Context, v *viewer) error {
 // createKey generates a key and shows it once, in the answer to the POST: the key is never put in
 // a URL, a redirect or the store.
 func (d *dashboard) createKey(c echo.Context, v *viewer) error {
-	test := c.FormValue("mode") == "sandbox"
-	key, rec, err := d.store.CreateKey(c.Request().Context(), v.Workspace.ID, test)
 	page := &view{Title: "API keys", Nav: "keys", Viewer: v}
+	var test bool
+	switch mode := c.FormValue("mode"); mode {
+	case "live":
+	case "sandbox":
+		test = true
+	default:
+		// A typo or a forged form must not create a live (billed) key by default.
+		data, err := d.keysData(c, v)
+		if err != nil {
+			return d.fail(c, err)
+		}
+		page.Data, page.Error = &data, fmt.Sprintf("Unknown key kind %q: choose live or sandbox. No key was created.", mode)
+		return d.render(c, http.StatusBadRequest, "keys", page)
+	}
+	key, rec, err := d.store.CreateKey(c.Request().Context(), v.Workspace.ID, test)
 	status := http.StatusOK
 	switch {
 	case errors.Is(err, store.ErrKeyLimit):

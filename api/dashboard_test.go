@@ -142,6 +142,8 @@ type browser struct {
 	cookies map[string]string
 	origin  string // sent as Origin on POST, like a browser; "" sends none
 	set     []*http.Cookie
+	// transport, when set, carries the requests (a browser on another client address).
+	transport http.RoundTripper
 }
 
 func (e *dashEnv) browser(t *testing.T) *browser {
@@ -181,7 +183,7 @@ func (b *browser) do(method, path string, form url.Values, hdr ...string) page {
 	for _, n := range names {
 		req.AddCookie(&http.Cookie{Name: n, Value: b.cookies[n]})
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := &http.Client{Transport: b.transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		b.t.Fatal(err)
