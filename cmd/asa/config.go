@@ -33,6 +33,8 @@ type serveConfig struct {
 	FarmCA   string `yaml:"farm_ca"`
 	// BatchConcurrency is the internal budget of batch items in flight (0: api.DefaultBatchConcurrency).
 	BatchConcurrency int `yaml:"batch_concurrency"`
+	// Workspaces are created, or brought to the plan given here, at every start (file only).
+	Workspaces []workspaceConfig `yaml:"workspaces"`
 }
 
 type proxyConfig struct {
@@ -148,6 +150,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	case "text", "json":
 	default:
 		return cfg, fmt.Errorf("log format %q: text or json", cfg.LogFormat)
+	}
+	if err := checkWorkspaces(cfg.Workspaces); err != nil {
+		return cfg, err
 	}
 	for i, p := range cfg.Proxies {
 		if p.URL == "" || len(p.Country) != 2 {

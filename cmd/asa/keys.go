@@ -41,9 +41,8 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dbPath := fl.String("db", defaultServeConfig().DB, "SQLite database file")
 	workspace := fl.String("workspace", "", "workspace name")
 	test := fl.Bool("test", false, "create a sandbox key (asa_test_)")
-	plan := fl.String("plan", store.PlanFree, "plan of a new workspace: free, vibe, pro or custom")
-	credits := fl.Int("credits", 0, "monthly credits of a new custom workspace")
-	if err := fl.Parse(reorder(args[1:], map[string]bool{"db": true, "workspace": true, "plan": true, "credits": true})); err != nil {
+	pf := addPlanFlags(fl, store.PlanFree) // the plan of a new workspace
+	if err := fl.Parse(reorder(args[1:], map[string]bool{"db": true, "workspace": true, "plan": true, "credits": true, "concurrency": true, "rps": true})); err != nil {
 		return 2
 	}
 	db, err := store.Open(ctx, *dbPath)
@@ -58,16 +57,18 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "asa keys create: --workspace NAME is required")
 			return 2
 		}
-		if !store.ValidPlan(*plan) {
-			fmt.Fprintf(stderr, "asa keys create: unknown plan %q (free, vibe, pro, custom)\n", *plan)
+		if s := pf.settings(); s.Check() != nil {
+			fmt.Fprintf(stderr, "asa keys create: %v\n", s.Check())
 			return 2
 		}
 		ws, err := db.WorkspaceByName(ctx, *workspace)
 		if errors.Is(err, store.ErrNotFound) {
-			ws, err = db.CreateWorkspace(ctx, *workspace, *plan, *credits)
+			ws, err = db.CreateWorkspacePlan(ctx, *workspace, pf.settings())
 			if err == nil {
-				fmt.Fprintf(stdout, "created workspace %s (plan %s, %d credits a month)\n", ws.Name, ws.Plan, ws.MonthlyCredits)
+				fmt.Fprintf(stdout, "created workspace %s (%s)\n", ws.Name, describe(ws))
 			}
+		} else if err == nil && pf.given() {
+			fmt.Fprintf(stderr, "asa keys create: workspace %s exists; its plan is unchanged (%s): change it with asa workspace set\n", ws.Name, describe(ws))
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "asa keys create: %v\n", err)

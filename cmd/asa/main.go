@@ -24,10 +24,17 @@ Usage:
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
             [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N]
                                                   run the API service (docs/configuration.md)
-  asa keys create --workspace NAME [--test] [--plan free|vibe|pro|custom] [--credits N] [--db PATH]
-                                                  create a key; the full key is printed once, alone on the last line
+  asa keys create --workspace NAME [--test] [--plan free|vibe|pro|custom] [--credits N]
+                  [--concurrency N] [--rps N] [--db PATH]
+                                                  create a key (and its workspace, on that plan, if new); the
+                                                  full key is printed once, alone on the last line
   asa keys list [--workspace NAME] [--db PATH]     list keys (short prefix, mode, state, created, last used)
   asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
+  asa workspace list [--db PATH]                  list workspaces with their plan, credits and per-key limits
+  asa workspace create|set NAME [--plan free|vibe|pro|custom] [--credits N] [--concurrency N] [--rps N] [--db PATH]
+                                                  create a workspace or change its plan; custom takes its own
+                                                  limits: --concurrency 100 to 5000, --rps 50 to 500 (burst 2x
+                                                  for 3 s) and --credits (docs/configuration.md)
   asa usage [--workspace NAME] [--key SHORT_PREFIX] [--since YYYY-MM-DD] [--db PATH]
                                                   usage per day and endpoint
   asa batch submit SITE.RESOURCE ITEMS.jsonl [--webhook URL] [--idempotency-key K] [--detach] [-o FILE]
@@ -91,6 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdKeys(ctx, args[1:], stdout, stderr)
 	case "usage":
 		return cmdUsage(ctx, args[1:], stdout, stderr)
+	case "workspace", "workspaces":
+		return cmdWorkspace(ctx, args[1:], stdout, stderr)
 	case "batch":
 		return cmdBatch(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "farm":

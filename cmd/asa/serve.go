@@ -71,6 +71,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Error("creating the first workspace", "err", err)
 		return 1
 	}
+	if err := applyWorkspaces(ctx, db, cfg.Workspaces, log); err != nil {
+		log.Error("applying the configured workspaces", "err", err)
+		return 1
+	}
 	sandbox, err := fixture.NewSandbox(fixtures.FS, reg)
 	if err != nil {
 		log.Error("loading the sandbox fixtures", "err", err)
