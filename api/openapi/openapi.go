@@ -689,6 +689,7 @@ func (g *gen) createBatchOperation() obj {
 	g.addErrors(&responses, errcode.InsufficientCredits)
 	g.addErrors(&responses, errcode.NotFound)
 	g.addErrors(&responses, errcode.Conflict)
+	g.addErrors(&responses, errcode.UnsupportedMediaType)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
 	return obj{
@@ -698,7 +699,7 @@ func (g *gen) createBatchOperation() obj {
 		{"operationId", "create_batch"},
 		{"parameters", []any{
 			g.sitePathParam(),
-			obj{{"name", "Idempotency-Key"}, {"in", "header"}, {"description", "Repeating a creation with the same key returns the same batch; another body under the same key is 409 conflict."},
+			obj{{"name", "Idempotency-Key"}, {"in", "header"}, {"description", "Repeating a creation with the same key, from a key of the same workspace and mode (live or sandbox), returns the same batch; another body under the same key is 409 conflict."},
 				{"schema", obj{{"type", "string"}, {"maxLength", 255}}}},
 		}},
 		{"requestBody", obj{{"required", true}, {"content", obj{{"application/json", obj{{"schema", ref("BatchCreate")}}}}}}},

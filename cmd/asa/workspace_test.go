@@ -76,7 +76,9 @@ func TestServeAppliesConfiguredCustomPlan(t *testing.T) {
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan int, 1)
 	logs := &lockedBuffer{}
-	go func() { done <- run(sctx, []string{"serve", "--db", db, "--config", conf, "--addr", addr}, io.Discard, logs) }()
+	go func() {
+		done <- run(sctx, []string{"serve", "--db", db, "--config", conf, "--addr", addr}, io.Discard, logs)
+	}()
 	defer func() {
 		cancel()
 		<-done
