@@ -79,9 +79,12 @@ func TestServeAppliesConfiguredCustomPlan(t *testing.T) {
 	go func() {
 		done <- run(sctx, []string{"serve", "--db", db, "--config", conf, "--addr", addr}, io.Discard, logs)
 	}()
+	stopped := false
 	defer func() {
-		cancel()
-		<-done
+		if !stopped {
+			cancel()
+			<-done
+		}
 	}()
 	var resp *http.Response
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -103,10 +106,10 @@ func TestServeAppliesConfiguredCustomPlan(t *testing.T) {
 		t.Fatalf("%d, Asa-Concurrency %q, Asa-Rps %q", resp.StatusCode, resp.Header.Get("Asa-Concurrency"), resp.Header.Get("Asa-Rps"))
 	}
 	cancel()
+	stopped = true
 	if code := <-done; code != 0 {
 		t.Fatalf("serve exited %d:\n%s", code, logs.String())
 	}
-	done <- 0
 	out.Reset()
 	run(ctx, []string{"workspace", "list", "--db", db}, &out, io.Discard)
 	for _, want := range []string{`big\s+custom\s+2000000\s+400\s+250\s+500`, `team\s+vibe\s+135000\s+30\s+10\s+40`} {
