@@ -207,7 +207,7 @@ func (s *Server) createBatch(c echo.Context) error {
 		}
 	}
 	if ct := c.Request().Header.Get(echo.HeaderContentType); !isJSONMediaType(ct) {
-		return fail(errcode.New(errcode.UnsupportedMediaType, "the body must be JSON sent with Content-Type: application/json, not %q", ct))
+		return fail(errcode.New(errcode.UnsupportedMedia, "the body must be JSON sent with Content-Type: application/json, not %q", ct))
 	}
 	idem := c.Request().Header.Get(HeaderIdempotencyKey)
 	if len(idem) > maxIdempotencyKey || strings.IndexFunc(idem, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0 {

@@ -689,7 +689,7 @@ func (g *gen) createBatchOperation() obj {
 	g.addErrors(&responses, errcode.InsufficientCredits)
 	g.addErrors(&responses, errcode.NotFound)
 	g.addErrors(&responses, errcode.Conflict)
-	g.addErrors(&responses, errcode.UnsupportedMediaType)
+	g.addErrors(&responses, errcode.UnsupportedMedia)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
 	return obj{

@@ -27,10 +27,9 @@ const (
 	IDMismatch          Code = "id_mismatch"
 	GenericGalleryPage  Code = "generic_gallery_page"
 	Conflict            Code = "conflict"
-	// UnsupportedMediaType: a JSON body sent without Content-Type: application/json.
-	UnsupportedMediaType Code = "unsupported_media_type"
-	InternalError        Code = "internal_error"
-	Blocked              Code = "blocked"
+	UnsupportedMedia    Code = "unsupported_media_type" // a JSON body without Content-Type: application/json
+	InternalError       Code = "internal_error"
+	Blocked             Code = "blocked"
 )
 
 // Info describes how a code reaches a client.
@@ -43,22 +42,22 @@ type Info struct {
 }
 
 var catalogue = map[Code]Info{
-	InvalidParams:        {400, false, false, "A parameter is missing, malformed or not valid for the site."},
-	Unauthorized:         {401, false, false, "The API key is missing, malformed or unknown."},
-	Revoked:              {401, false, false, "The API key was revoked."},
-	InsufficientCredits:  {402, false, false, "The workspace's monthly credit allowance is spent."},
-	ProductNotFound:      {404, false, true, "The target says the item does not exist (delisted, malformed or absent in the region)."},
-	NotFound:             {404, false, false, "No such endpoint or resource on this API."},
-	Conflict:             {409, false, false, "The request conflicts with an earlier one (an idempotency key reused with another body)."},
-	UnsupportedMediaType: {415, false, false, "The request body must be sent with Content-Type: application/json."},
-	RateLimited:          {429, true, false, "The key's concurrency or request-rate ceiling is exceeded; retry after Retry-After seconds."},
-	NotImplemented:       {501, false, false, "A reserved parameter was passed."},
-	TargetUnreachable:    {502, true, true, "The target could not be reached, timed out, or blocked every internal attempt."},
-	ExtractionFailed:     {502, false, true, "The target page could not be parsed into the endpoint's required fields."},
-	IDMismatch:           {502, false, true, "The requested item redirected to a different item."},
-	GenericGalleryPage:   {502, true, true, "The target served a placeholder or listing page instead of the item."},
-	InternalError:        {500, true, false, "A bug on our side; it is logged with the request id."},
-	Blocked:              {502, true, true, "A captcha or bot wall (retried internally; never sent as such)."},
+	InvalidParams:       {400, false, false, "A parameter is missing, malformed or not valid for the site."},
+	Unauthorized:        {401, false, false, "The API key is missing, malformed or unknown."},
+	Revoked:             {401, false, false, "The API key was revoked."},
+	InsufficientCredits: {402, false, false, "The workspace's monthly credit allowance is spent."},
+	ProductNotFound:     {404, false, true, "The target says the item does not exist (delisted, malformed or absent in the region)."},
+	NotFound:            {404, false, false, "No such endpoint or resource on this API."},
+	Conflict:            {409, false, false, "The request conflicts with an earlier one (an idempotency key reused with another body)."},
+	UnsupportedMedia:    {415, false, false, "The request body must be sent with Content-Type: application/json."},
+	RateLimited:         {429, true, false, "The key's concurrency or request-rate ceiling is exceeded; retry after Retry-After seconds."},
+	NotImplemented:      {501, false, false, "A reserved parameter was passed."},
+	TargetUnreachable:   {502, true, true, "The target could not be reached, timed out, or blocked every internal attempt."},
+	ExtractionFailed:    {502, false, true, "The target page could not be parsed into the endpoint's required fields."},
+	IDMismatch:          {502, false, true, "The requested item redirected to a different item."},
+	GenericGalleryPage:  {502, true, true, "The target served a placeholder or listing page instead of the item."},
+	InternalError:       {500, true, false, "A bug on our side; it is logged with the request id."},
+	Blocked:             {502, true, true, "A captcha or bot wall (retried internally; never sent as such)."},
 }
 
 // Lookup returns the catalogue entry of c.
