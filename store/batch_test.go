@@ -417,3 +417,35 @@ func TestDeliveryLifecycle(t *testing.T) {
 		t.Fatalf("integrity %q %v", v, err)
 	}
 }
+
+// TestRevokedKeyStopsItsBatch: after a revocation the claim says so, and a completion that would
+// bill the key writes nothing (ErrKeyRevoked); the started_at of a claim read before the batch
+// was created is the batch's created_at.
+func TestRevokedKeyStopsItsBatch(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	ws := mustWorkspace(t, db, "acme", PlanPro, 0)
+	_, key := mustKey(t, db, ws.ID, false)
+	mustBatch(t, db, ws, key, "b1", 2, false)
+	first := claim(t, db, "w1", 1, t0.Add(-time.Second))
+	if len(first) != 1 || first[0].KeyRevoked {
+		t.Fatalf("claim before the revocation: %+v", first)
+	}
+	if b, _, err := db.BatchPage(ctx, ws.ID, "b1", 0, 10); err != nil || !b.StartedAt.Equal(t0) {
+		t.Fatalf("started_at %v, want created_at %v (%v)", b.StartedAt, t0, err)
+	}
+	if err := db.RevokeKey(ctx, ws.ID, key.ShortPrefix); err != nil {
+		t.Fatal(err)
+	}
+	o := ItemOutcome{Item: first[0], Owner: "w1", OK: true, HTTPStatus: 200, Data: []byte(`{}`), Credits: 5, At: t0}
+	if _, err := db.CompleteItem(ctx, o); !errors.Is(err, ErrKeyRevoked) {
+		t.Fatalf("billing a revoked key: %v, want ErrKeyRevoked", err)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM usage`) + count(t, db, `SELECT COUNT(*) FROM batch_items WHERE state IN ('ok', 'failed')`); n != 0 {
+		t.Fatalf("a refused completion wrote %d rows", n)
+	}
+	complete(t, db, first[0], "w1", false, 0)
+	if rest := claim(t, db, "w1", 5, t0); len(rest) != 1 || !rest[0].KeyRevoked {
+		t.Fatalf("claim after the revocation: %+v", rest)
+	}
+}
