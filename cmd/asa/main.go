@@ -30,7 +30,7 @@ Usage:
                                                   full key is printed once, alone on the last line
   asa keys list [--workspace NAME] [--db PATH]     list keys (short prefix, mode, state, created, last used)
   asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
-  asa workspace list [--db PATH]                 list workspaces with their plan, credits and per-key limits
+  asa workspace list [--db PATH]                   list workspaces with their plan, credits and per-key limits
   asa workspace create|set NAME [--plan free|vibe|pro|custom] [--credits N] [--concurrency N] [--rps N]
                    [--db PATH]
                                                   create a workspace or change its plan; custom takes its own
