@@ -18,6 +18,7 @@ import (
 	"asa/api/apikey"
 	"asa/engine"
 	"asa/engine/errcode"
+	"asa/engine/fixture"
 	"asa/engine/registry"
 )
 
@@ -84,10 +85,13 @@ type Ledger interface {
 	Ping(ctx context.Context) error
 }
 
-// Sandbox answers sandbox keys: it picks the fixture for validated parameters and returns the
-// parameters to run with and a fetcher replaying the fixture's pages.
+// Sandbox answers sandbox keys: it picks the fixture case for validated parameters (or the case
+// named by sandbox_case) and returns the parameters to run with and a fetcher replaying the case's
+// pages (design decision 16).
 type Sandbox interface {
-	Resolve(plan *engine.Plan, params engine.Params) (engine.Params, engine.Fetcher, error)
+	Resolve(plan *engine.Plan, params engine.Params, caseName string) (fixture.Resolution, error)
+	// Cases lists an endpoint's cases, for the OpenAPI document.
+	Cases(endpoint string) []fixture.CaseInfo
 }
 
 // Config are the server's settings.
