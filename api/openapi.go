@@ -17,6 +17,7 @@ func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
 		ServerURL:      strings.TrimSuffix(s.cfg.PublicURL, "/"),
 		DocsURL:        s.cfg.DocsBaseURL,
 		CostPerRequest: CostPerRequest,
+		SandboxCases:   s.sandboxCases(),
 	})
 	e.GET("/api/v1/openapi.json", func(c echo.Context) error {
 		if err != nil {
@@ -46,4 +47,19 @@ func (s *Server) webPage(c echo.Context, d *dashboard, page string, v *view) err
 		}
 	}
 	return renderPage(c, http.StatusOK, page, v)
+}
+
+// sandboxCases lists the sandbox's cases of every endpoint for the OpenAPI document.
+func (s *Server) sandboxCases() map[string][]openapi.SandboxCase {
+	if s.deps.Sandbox == nil {
+		return nil
+	}
+	out := map[string][]openapi.SandboxCase{}
+	for _, id := range s.deps.Registry.IDs() {
+		for _, ci := range s.deps.Sandbox.Cases(id) {
+			out[id] = append(out[id], openapi.SandboxCase{Name: ci.Name, Summary: ci.Description, Query: ci.Params.Encode(),
+				Status: ci.Status, Error: ci.Error, Default: ci.Default})
+		}
+	}
+	return out
 }

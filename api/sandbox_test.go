@@ -251,3 +251,52 @@ func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestSandboxCasesInOpenAPI: the served document lists each endpoint's cases as the values and
+// examples of sandbox_case, with the status each answers, and describes Asa-Sandbox-Case.
+func TestSandboxCasesInOpenAPI(t *testing.T) {
+	e := startSandbox(t)
+	r := e.get(t, "/api/v1/openapi.json")
+	if r.status != 200 {
+		t.Fatalf("%d", r.status)
+	}
+	paths := r.body["paths"].(map[string]any)
+	for _, path := range []string{"/api/v1/amazon/product", "/api/v1/google/search", "/api/v1/reddit/post", "/api/v1/youtube/transcript"} {
+		op := paths[path].(map[string]any)["get"].(map[string]any)
+		var sc map[string]any
+		for _, p := range op["parameters"].([]any) {
+			if p := p.(map[string]any); p["name"] == "sandbox_case" {
+				sc = p
+			}
+		}
+		if sc == nil {
+			t.Errorf("%s: no sandbox_case parameter", path)
+			continue
+		}
+		enum := sc["schema"].(map[string]any)["enum"].([]any)
+		examples := sc["examples"].(map[string]any)
+		if len(enum) < 3 || len(examples) != len(enum) {
+			t.Errorf("%s: enum %v, %d examples", path, enum, len(examples))
+		}
+		if op["responses"].(map[string]any)["200"].(map[string]any)["headers"].(map[string]any)["Asa-Sandbox-Case"] == nil {
+			t.Errorf("%s: 200 does not list Asa-Sandbox-Case", path)
+		}
+	}
+	op := paths["/api/v1/amazon/product"].(map[string]any)["get"].(map[string]any)
+	for _, p := range op["parameters"].([]any) {
+		p := p.(map[string]any)
+		if p["name"] != "sandbox_case" {
+			continue
+		}
+		nf := p["examples"].(map[string]any)["not-found"].(map[string]any)
+		if nf["value"] != "not-found" || !strings.HasPrefix(nf["summary"].(string), "404 product_not_found") {
+			t.Errorf("not-found example: %v", nf)
+		}
+		if !strings.Contains(p["description"].(string), "`com-first-request`") {
+			t.Errorf("the description does not name the default case: %v", p["description"])
+		}
+	}
+	if r.body["components"].(map[string]any)["headers"].(map[string]any)["Asa-Sandbox-Case"] == nil {
+		t.Error("no Asa-Sandbox-Case header component")
+	}
+}

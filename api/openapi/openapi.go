@@ -32,6 +32,22 @@ type Options struct {
 	CostPerRequest int
 	// MaxBatchItems bounds a batch (1000).
 	MaxBatchItems int
+	// SandboxCases are the fixture cases answering sandbox keys, by endpoint id: they become the
+	// sandbox_case parameter's values and examples.
+	SandboxCases map[string][]SandboxCase
+}
+
+// SandboxCase is one fixture case of the sandbox (design decision 16).
+type SandboxCase struct {
+	Name    string
+	Summary string
+	// Query is the case's parameters as a query string.
+	Query string
+	// Status is the HTTP status the case answers, Error its error code ("" for 200).
+	Status int
+	Error  string
+	// Default answers requests that match no case.
+	Default bool
 }
 
 // Build returns the document as indented JSON. The output depends only on the registry and the
@@ -193,7 +209,41 @@ func (g *gen) headers() obj {
 		{"Asa-Concurrency", h("<in flight>/<allowed> for the key.", str)},
 		{"Asa-Rps", h("<admitted in the last second>/<sustained ceiling> for the key.", str)},
 		{"Retry-After", h("Seconds to wait before retrying.", integer)},
+		{"Asa-Sandbox-Case", h("Sandbox keys only: the name of the fixture case that answered (see the sandbox_case parameter).", str)},
 	}
+}
+
+// sandboxCaseParam describes sandbox_case for an endpoint with sandbox cases: every case is a value
+// of its enum and an example, with the status it answers.
+func (g *gen) sandboxCaseParam(id string) obj {
+	cases := g.opt.SandboxCases[id]
+	if len(cases) == 0 {
+		return nil
+	}
+	enum := make([]any, len(cases))
+	examples := obj{}
+	def := ""
+	for i, c := range cases {
+		enum[i] = c.Name
+		answer := "200"
+		if c.Error != "" {
+			answer = fmt.Sprintf("%d %s", c.Status, c.Error)
+		}
+		if c.Default {
+			def = c.Name
+		}
+		summary := answer + ": " + c.Summary
+		if c.Query != "" {
+			summary = answer + " (" + c.Query + "): " + c.Summary
+		}
+		examples.set(c.Name, obj{{"summary", summary}, {"value", c.Name}})
+	}
+	desc := "Sandbox keys only (400 invalid_params with a live key): answer from this fixture case, whatever the other " +
+		"parameters (which must still be valid). Without it, the case whose parameters match the request answers, else the " +
+		"closest success case, else `" + def + "`; the Asa-Sandbox-Case header names the case. Every error of the endpoint " +
+		"has a case."
+	return obj{{"name", "sandbox_case"}, {"in", "query"}, {"description", desc},
+		{"schema", obj{{"type", "string"}, {"enum", enum}}}, {"examples", examples}}
 }
 
 func hdr(name string) obj { return obj{{"$ref", "#/components/headers/" + name}} }
@@ -207,6 +257,9 @@ func (g *gen) endpointOperation(id string) obj {
 	ep.Params.Each(func(name string, p *sitedef.Param) {
 		params = append(params, g.parameter(site, name, p))
 	})
+	if sc := g.sandboxCaseParam(id); sc != nil {
+		params = append(params, sc)
+	}
 	for _, r := range []string{"render_js", "screenshot"} {
 		params = append(params, obj{{"name", r}, {"in", "query"},
 			{"description", "Reserved: announced but not active. Passing it gives 501 not_implemented naming it."},
@@ -253,6 +306,7 @@ func (g *gen) endpointOperation(id string) obj {
 			{"Asa-Attempts", hdr("Asa-Attempts")},
 			{"Asa-Concurrency", hdr("Asa-Concurrency")},
 			{"Asa-Rps", hdr("Asa-Rps")},
+			{"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")},
 		}},
 		{"content", obj{{"application/json", obj{{"schema", ref(schemaName)}}}}},
 	}}}
