@@ -90,17 +90,29 @@ func (r planRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResu
 type universalRunner struct{ s *Server }
 
 func (r universalRunner) Check(q url.Values) error {
+	q, caseName := withoutSandboxCase(q)
 	if _, e := r.s.checkUniversal(q); e != nil {
 		return e
+	}
+	if caseName != "" {
+		sb, err := universalSandbox()
+		if err != nil {
+			return err
+		}
+		if _, e := sb.resolve("", caseName); e != nil {
+			return e
+		}
 	}
 	return nil
 }
 
 func (r universalRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResult {
+	q, caseName := withoutSandboxCase(q)
 	req, e := r.s.checkUniversal(q)
 	if e != nil {
 		return ItemResult{Err: e}
 	}
+	req.SandboxCase = caseName
 	out, e := r.s.runUniversal(ctx, req, p.Test)
 	if e != nil {
 		return ItemResult{Err: e}

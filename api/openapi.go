@@ -33,6 +33,8 @@ func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
 		return s.webPage(c, d, "catalogue", &view{Title: "Catalogue", Nav: "catalogue", Data: s.catalogue()})
 	})
 	e.GET("/assets/*", echo.WrapHandler(assetHandler()))
+	e.GET("/", s.home(d))
+	s.registerGuides(e, d)
 }
 
 // webPage renders a public page, with the signed-in user when there is one.
@@ -55,7 +57,7 @@ func (s *Server) sandboxCases() map[string][]openapi.SandboxCase {
 		return nil
 	}
 	out := map[string][]openapi.SandboxCase{}
-	for _, id := range s.deps.Registry.IDs() {
+	for _, id := range append(s.deps.Registry.IDs(), "universal.get") {
 		for _, ci := range s.deps.Sandbox.Cases(id) {
 			out[id] = append(out[id], openapi.SandboxCase{Name: ci.Name, Summary: ci.Description, Query: ci.Params.Encode(),
 				Status: ci.Status, Error: ci.Error, Default: ci.Default})

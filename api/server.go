@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -149,8 +150,9 @@ type Deps struct {
 	Log     *slog.Logger
 	// Now is the clock (tests inject one).
 	Now func() time.Time
-	// Docs serves /docs/* (the API reference), when set.
-	Docs http.Handler
+	// Docs are the Markdown pages (docs/*.md) served rendered at /docs/<name>.md, where docs_url
+	// links point (?raw=1 gives the Markdown), when set.
+	Docs fs.FS
 	// Timing, when set, receives each scrape's total handler time and the part spent running the
 	// plan (fetch and extraction): the difference is the service's own overhead (make loadtest).
 	Timing func(endpoint string, total, run time.Duration)
@@ -207,9 +209,6 @@ func New(cfg Config, deps Deps) *Server {
 		s.metrics.write(c.Response())
 		return nil
 	})
-	if deps.Docs != nil {
-		e.GET("/docs/*", echo.WrapHandler(deps.Docs))
-	}
 	for _, id := range deps.Registry.IDs() {
 		plan := deps.Registry.Plan(id)
 		site, resource, _ := strings.Cut(id, ".")

@@ -18,6 +18,9 @@ import (
 	"asa/engine/sitedef"
 )
 
+// universalEndpoint is the id of GET /api/v1/universal/get, which no sitedef describes.
+const universalEndpoint = "universal.get"
+
 // Version is the interface version of spec 9.
 const Version = "1.0.0"
 
@@ -689,7 +692,7 @@ func (g *gen) universalOperation() obj {
 	responses := obj{{"200", obj{
 		{"description", "The page, by parse mode."},
 		{"headers", obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}, {"Asa-Resolved-Url", hdr("Asa-Resolved-Url")},
-			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}}},
+			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}, {"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")}}},
 		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}}}},
 	}}}
 	g.addErrors(&responses, errcode.InvalidParams)
@@ -699,20 +702,25 @@ func (g *gen) universalOperation() obj {
 	g.addErrors(&responses, errcode.InternalError)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, errcode.TargetUnreachable, errcode.ExtractionFailed)
+	params := []any{
+		q("url", "The page to fetch, URL-encoded when it contains &, ? or spaces.", true, obj{{"type", "string"}, {"format", "uri"}}, "https://example.com/"),
+		q("parse", "What to return: auto (and its alias json) extracts title, main text, links, metadata and schema.org entities (a JSON document comes back as data); html returns the page; text its main text; markdown its main content as Markdown.", false,
+			obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown"}}, {"default", "auto"}}, nil),
+		q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
+			obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
+	}
+	if sc := g.sandboxCaseParam(universalEndpoint); sc != nil {
+		params = append(params, sc)
+	}
+	params = append(params,
+		q("render_js", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
+		q("screenshot", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil))
 	return obj{
 		{"tags", []any{"universal"}},
 		{"summary", "Fetch any public URL as extracted JSON, HTML or text."},
 		{"description", fmt.Sprintf("Public http(s) URLs only: private, loopback, link-local and metadata addresses are refused when the connection is made (502 target_unreachable, detail forbidden). %d credits on success.", g.opt.CostPerRequest)},
 		{"operationId", "universal_get"},
-		{"parameters", []any{
-			q("url", "The page to fetch, URL-encoded when it contains &, ? or spaces.", true, obj{{"type", "string"}, {"format", "uri"}}, "https://example.com/"),
-			q("parse", "What to return: auto (and its alias json) extracts title, main text, links, metadata and schema.org entities (a JSON document comes back as data); html returns the page; text its main text; markdown its main content as Markdown.", false,
-				obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown"}}, {"default", "auto"}}, nil),
-			q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
-				obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
-			q("render_js", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
-			q("screenshot", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
-		}},
+		{"parameters", params},
 		{"responses", responses},
 		{"x-asa-endpoint", "universal.get"},
 	}

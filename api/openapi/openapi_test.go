@@ -42,7 +42,7 @@ func build(t *testing.T, reg *registry.Registry) (raw []byte, doc map[string]any
 		t.Fatal(err)
 	}
 	cases := map[string][]openapi.SandboxCase{}
-	for _, id := range reg.IDs() {
+	for _, id := range append(reg.IDs(), "universal.get") {
 		for _, ci := range sb.Cases(id) {
 			cases[id] = append(cases[id], openapi.SandboxCase{Name: ci.Name, Summary: ci.Description, Query: ci.Params.Encode(),
 				Status: ci.Status, Error: ci.Error, Default: ci.Default})
