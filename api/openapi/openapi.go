@@ -3,7 +3,8 @@
 // from its fields and their types, the headers and the error responses of docs/api.md, plus the
 // universal fetch and the batch endpoints of the spec (4.4, 4.6, 4.7) and the batch webhook (6).
 //
-// It needs only the registry: the server serves the document at /api/v1/openapi.json and /docs
+// It needs the registry (and, optionally, the sandbox's fixture cases for the sandbox_case parameter):
+// the server serves the document at /api/v1/openapi.json and /docs
 // renders it.
 package openapi
 
