@@ -255,13 +255,19 @@ func takeSandboxCase(q url.Values, test bool) (string, *errcode.Error) {
 	}
 	switch {
 	case !test:
-		return "", bad("%s picks a fixture case of the sandbox: it is for sandbox keys (asa_test_) only", fixture.CaseParam)
+		return "", sandboxCaseForLiveKey()
 	case len(vals) != 1:
 		return "", bad("%s: given %d times; give it once", fixture.CaseParam, len(vals))
 	case vals[0] == "":
 		return "", bad("%s: empty; name a case of the endpoint (docs/endpoints.md lists them)", fixture.CaseParam)
 	}
 	return vals[0], nil
+}
+
+// sandboxCaseForLiveKey is the 400 of a live key naming a sandbox case.
+func sandboxCaseForLiveKey() *errcode.Error {
+	return &errcode.Error{Code: errcode.InvalidParams, Params: []string{fixture.CaseParam},
+		Message: fixture.CaseParam + " picks a fixture case of the sandbox: it is for sandbox keys (asa_test_) only"}
 }
 
 // fetcherFor picks what answers a run: the live fetcher, or for a sandbox key the fixture case the
@@ -281,8 +287,7 @@ func (s *Server) fetcherFor(plan *engine.Plan, params engine.Params, test bool, 
 		return res.Params, res.Fetcher, res.Case, nil
 	}
 	if caseName != "" {
-		return nil, nil, "", &errcode.Error{Code: errcode.InvalidParams, Params: []string{fixture.CaseParam},
-			Message: fixture.CaseParam + " picks a fixture case of the sandbox: it is for sandbox keys (asa_test_) only"}
+		return nil, nil, "", sandboxCaseForLiveKey()
 	}
 	if s.deps.Live == nil {
 		return nil, nil, "", errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")

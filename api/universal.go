@@ -241,8 +241,7 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 		req.URL = uc.url // the answer is the fixture's, as for sitedef endpoints
 	} else {
 		if req.SandboxCase != "" {
-			return out, &errcode.Error{Code: errcode.InvalidParams, Params: []string{fixture.CaseParam},
-				Message: fixture.CaseParam + " picks a fixture case of the sandbox: it is for sandbox keys (asa_test_) only"}
+			return out, sandboxCaseForLiveKey()
 		}
 		ctx = fetch.WithUserURL(ctx)
 		if req.Country != "" {
