@@ -12,6 +12,7 @@ import (
 
 	"asa/engine"
 	"asa/engine/errcode"
+	"asa/engine/fixture"
 )
 
 // ItemRunner runs the batch items of one endpoint through the same pipeline as its synchronous
@@ -44,18 +45,26 @@ type planRunner struct {
 	plan *engine.Plan
 }
 
+// Check validates an item as the synchronous endpoint would. A sandbox_case must name a case of
+// the endpoint; a live key's item naming one fails when it runs (unbilled), as its request would.
 func (r planRunner) Check(q url.Values) error {
-	_, err := r.plan.Params(q)
+	q, caseName := withoutSandboxCase(q)
+	ps, err := r.plan.Params(q)
+	if err != nil || caseName == "" || r.s.deps.Sandbox == nil {
+		return err
+	}
+	_, err = r.s.deps.Sandbox.Resolve(r.plan, ps, caseName)
 	return err
 }
 
 func (r planRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResult {
 	s, plan := r.s, r.plan
+	q, caseName := withoutSandboxCase(q)
 	params, err := plan.Params(q)
 	if err != nil {
 		return ItemResult{Err: asErrcode(err)}
 	}
-	params, fetcher, ferr := s.fetcherFor(plan, params, p.Test)
+	params, fetcher, _, ferr := s.fetcherFor(plan, params, p.Test, caseName)
 	if ferr != nil {
 		return ItemResult{Err: ferr}
 	}
@@ -81,22 +90,50 @@ func (r planRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResu
 type universalRunner struct{ s *Server }
 
 func (r universalRunner) Check(q url.Values) error {
+	q, caseName := withoutSandboxCase(q)
 	if _, e := r.s.checkUniversal(q); e != nil {
 		return e
+	}
+	if caseName != "" {
+		sb, err := universalSandbox()
+		if err != nil {
+			return err
+		}
+		if _, e := sb.resolve("", caseName); e != nil {
+			return e
+		}
 	}
 	return nil
 }
 
 func (r universalRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResult {
+	q, caseName := withoutSandboxCase(q)
 	req, e := r.s.checkUniversal(q)
 	if e != nil {
 		return ItemResult{Err: e}
 	}
+	req.SandboxCase = caseName
 	out, e := r.s.runUniversal(ctx, req, p.Test)
 	if e != nil {
 		return ItemResult{Err: e}
 	}
 	return ItemResult{Body: out.Body, Units: 1}
+}
+
+// withoutSandboxCase returns an item's parameters without sandbox_case, and its value. An empty
+// value is kept as a parameter, so that validation names it.
+func withoutSandboxCase(q url.Values) (url.Values, string) {
+	v := q.Get(fixture.CaseParam)
+	if v == "" {
+		return q, ""
+	}
+	out := make(url.Values, len(q))
+	for k, vs := range q {
+		if k != fixture.CaseParam {
+			out[k] = vs
+		}
+	}
+	return out, v
 }
 
 func asErrcode(err error) *errcode.Error {

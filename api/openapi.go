@@ -17,6 +17,7 @@ func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
 		ServerURL:      strings.TrimSuffix(s.cfg.PublicURL, "/"),
 		DocsURL:        s.cfg.DocsBaseURL,
 		CostPerRequest: CostPerRequest,
+		SandboxCases:   s.sandboxCases(),
 	})
 	e.GET("/api/v1/openapi.json", func(c echo.Context) error {
 		if err != nil {
@@ -32,6 +33,8 @@ func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
 		return s.webPage(c, d, "catalogue", &view{Title: "Catalogue", Nav: "catalogue", Data: s.catalogue()})
 	})
 	e.GET("/assets/*", echo.WrapHandler(assetHandler()))
+	e.GET("/", s.home(d))
+	s.registerGuides(e, d)
 }
 
 // webPage renders a public page, with the signed-in user when there is one.
@@ -46,4 +49,19 @@ func (s *Server) webPage(c echo.Context, d *dashboard, page string, v *view) err
 		}
 	}
 	return renderPage(c, http.StatusOK, page, v)
+}
+
+// sandboxCases lists the sandbox's cases of every endpoint for the OpenAPI document.
+func (s *Server) sandboxCases() map[string][]openapi.SandboxCase {
+	if s.deps.Sandbox == nil {
+		return nil
+	}
+	out := map[string][]openapi.SandboxCase{}
+	for _, id := range append(s.deps.Registry.IDs(), "universal.get") {
+		for _, ci := range s.deps.Sandbox.Cases(id) {
+			out[id] = append(out[id], openapi.SandboxCase{Name: ci.Name, Summary: ci.Description, Query: ci.Params.Encode(),
+				Status: ci.Status, Error: ci.Error, Default: ci.Default})
+		}
+	}
+	return out
 }

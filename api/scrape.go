@@ -15,6 +15,7 @@ import (
 	"asa/api/apikey"
 	"asa/engine"
 	"asa/engine/errcode"
+	"asa/engine/fixture"
 )
 
 // ReservedParams are announced but not active: passing one gives 501 not_implemented.
@@ -130,6 +131,10 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if qerr != nil {
 			return fail(qerr)
 		}
+		caseName, cerr := takeSandboxCase(q, p.Test)
+		if cerr != nil {
+			return fail(cerr)
+		}
 		params, err := plan.Params(q)
 		if err != nil {
 			return fail(errcode.As(err))
@@ -137,9 +142,12 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
 			return fail(cerr)
 		}
-		params, fetcher, ferr := s.fetcherFor(plan, params, p.Test)
+		params, fetcher, sbCase, ferr := s.fetcherFor(plan, params, p.Test, caseName)
 		if ferr != nil {
 			return fail(ferr)
+		}
+		if sbCase != "" {
+			c.Response().Header().Set(HeaderSandboxCase, sbCase)
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()
@@ -229,23 +237,62 @@ func endpointQuery(c echo.Context) (url.Values, *errcode.Error) {
 	return q, nil
 }
 
-// fetcherFor picks what answers a run: the live fetcher, or for a sandbox key the fixture the
-// sandbox chooses (with that fixture's parameters, so the answer is the fixture's own).
-func (s *Server) fetcherFor(plan *engine.Plan, params engine.Params, test bool) (engine.Params, engine.Fetcher, *errcode.Error) {
+// HeaderSandboxCase names the fixture case that answered a sandbox request (design decision 16).
+const HeaderSandboxCase = "Asa-Sandbox-Case"
+
+// takeSandboxCase removes sandbox_case from q and returns it: a case name is for sandbox keys only,
+// given once and not empty.
+func takeSandboxCase(q url.Values, test bool) (string, *errcode.Error) {
+	vals, ok := q[fixture.CaseParam]
+	if !ok {
+		return "", nil
+	}
+	delete(q, fixture.CaseParam)
+	bad := func(format string, args ...any) *errcode.Error {
+		e := errcode.New(errcode.InvalidParams, format, args...)
+		e.Params = []string{fixture.CaseParam}
+		return e
+	}
+	switch {
+	case !test:
+		return "", sandboxCaseForLiveKey()
+	case len(vals) != 1:
+		return "", bad("%s: given %d times; give it once", fixture.CaseParam, len(vals))
+	case vals[0] == "":
+		return "", bad("%s: empty; name a case of the endpoint (docs/endpoints.md lists them)", fixture.CaseParam)
+	}
+	return vals[0], nil
+}
+
+// sandboxCaseForLiveKey is the 400 of a live key naming a sandbox case.
+func sandboxCaseForLiveKey() *errcode.Error {
+	return &errcode.Error{Code: errcode.InvalidParams, Params: []string{fixture.CaseParam},
+		Message: fixture.CaseParam + " picks a fixture case of the sandbox: it is for sandbox keys (asa_test_) only"}
+}
+
+// fetcherFor picks what answers a run: the live fetcher, or for a sandbox key the fixture case the
+// sandbox chooses (or the one caseName names), with the parameters to run it with and its name.
+func (s *Server) fetcherFor(plan *engine.Plan, params engine.Params, test bool, caseName string) (engine.Params, engine.Fetcher, string, *errcode.Error) {
 	if test {
 		if s.deps.Sandbox == nil {
-			return nil, nil, errcode.New(errcode.TargetUnreachable, "the sandbox is not configured on this server")
+			return nil, nil, "", errcode.New(errcode.TargetUnreachable, "the sandbox is not configured on this server")
 		}
-		sp, f, err := s.deps.Sandbox.Resolve(plan, params)
+		res, err := s.deps.Sandbox.Resolve(plan, params, caseName)
 		if err != nil {
-			return nil, nil, errcode.New(errcode.TargetUnreachable, "the sandbox has no page for %s", plan.ID)
+			if e := errcode.As(err); e != nil {
+				return nil, nil, "", e
+			}
+			return nil, nil, "", errcode.New(errcode.TargetUnreachable, "the sandbox has no page for %s", plan.ID)
 		}
-		return sp, f, nil
+		return res.Params, res.Fetcher, res.Case, nil
+	}
+	if caseName != "" {
+		return nil, nil, "", sandboxCaseForLiveKey()
 	}
 	if s.deps.Live == nil {
-		return nil, nil, errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")
+		return nil, nil, "", errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")
 	}
-	return params, s.deps.Live, nil
+	return params, s.deps.Live, "", nil
 }
 
 // timedFetcher adds up the time a run spends waiting for its fetches, for the request log: the

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"asa/api/apikey"
 	"asa/engine"
 	"asa/engine/errcode"
+	"asa/engine/fixture"
 	"asa/engine/registry"
 )
 
@@ -84,10 +86,13 @@ type Ledger interface {
 	Ping(ctx context.Context) error
 }
 
-// Sandbox answers sandbox keys: it picks the fixture for validated parameters and returns the
-// parameters to run with and a fetcher replaying the fixture's pages.
+// Sandbox answers sandbox keys: it picks the fixture case for validated parameters (or the case
+// named by sandbox_case) and returns the parameters to run with and a fetcher replaying the case's
+// pages (design decision 16).
 type Sandbox interface {
-	Resolve(plan *engine.Plan, params engine.Params) (engine.Params, engine.Fetcher, error)
+	Resolve(plan *engine.Plan, params engine.Params, caseName string) (fixture.Resolution, error)
+	// Cases lists an endpoint's cases, for the OpenAPI document.
+	Cases(endpoint string) []fixture.CaseInfo
 }
 
 // Config are the server's settings.
@@ -145,8 +150,9 @@ type Deps struct {
 	Log     *slog.Logger
 	// Now is the clock (tests inject one).
 	Now func() time.Time
-	// Docs serves /docs/* (the API reference), when set.
-	Docs http.Handler
+	// Docs are the Markdown pages (docs/*.md) served rendered at /docs/<name>.md, where docs_url
+	// links point (?raw=1 gives the Markdown), when set.
+	Docs fs.FS
 	// Timing, when set, receives each scrape's total handler time and the part spent running the
 	// plan (fetch and extraction): the difference is the service's own overhead (make loadtest).
 	Timing func(endpoint string, total, run time.Duration)
@@ -203,9 +209,6 @@ func New(cfg Config, deps Deps) *Server {
 		s.metrics.write(c.Response())
 		return nil
 	})
-	if deps.Docs != nil {
-		e.GET("/docs/*", echo.WrapHandler(deps.Docs))
-	}
 	for _, id := range deps.Registry.IDs() {
 		plan := deps.Registry.Plan(id)
 		site, resource, _ := strings.Cut(id, ".")

@@ -35,6 +35,8 @@ type universalRequest struct {
 	URL     string
 	Mode    universal.Mode
 	Country string
+	// SandboxCase names the fixture case that answers a sandbox key ("": the one matching URL).
+	SandboxCase string
 }
 
 // universalOutcome is a universal request's answer: the JSON body and what the fetch reported.
@@ -43,6 +45,8 @@ type universalOutcome struct {
 	Attempts     int
 	SourceStatus int
 	ResolvedURL  string
+	// Case is the sandbox case that answered, for Asa-Sandbox-Case.
+	Case string
 }
 
 // urlChecker is the parse-time URL guard of the live fetcher (fetch.Client.CheckURL).
@@ -98,10 +102,15 @@ func (s *Server) universalHandler(c echo.Context) error {
 	if qerr != nil {
 		return fail(qerr)
 	}
+	caseName, serr := takeSandboxCase(q, p.Test)
+	if serr != nil {
+		return fail(serr)
+	}
 	req, perr := s.checkUniversal(q)
 	if perr != nil {
 		return fail(perr)
 	}
+	req.SandboxCase = caseName
 	if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
 		return fail(cerr)
 	}
@@ -114,6 +123,9 @@ func (s *Server) universalHandler(c echo.Context) error {
 		defer func() { s.deps.Timing(id, s.now().Sub(start), runTime) }()
 	}
 	setFetchHeaders(c, out.Attempts, out.SourceStatus, out.ResolvedURL)
+	if out.Case != "" {
+		c.Response().Header().Set(HeaderSandboxCase, out.Case)
+	}
 	if rerr != nil {
 		if rerr.Code == errcode.InternalError {
 			s.log.ErrorContext(ctx, "universal failed", "request_id", requestID(c), "err", rerr.Cause)
@@ -221,13 +233,16 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 		if err != nil {
 			return out, &errcode.Error{Code: errcode.InternalError, Cause: err}
 		}
-		f, caseURL, ok := sb.resolve(req.URL)
-		if !ok {
-			return out, errcode.New(errcode.TargetUnreachable, "the sandbox has no page for universal.get")
+		uc, e := sb.resolve(req.URL, req.SandboxCase)
+		if e != nil {
+			return out, e
 		}
-		fetcher, target = f, caseURL
-		req.URL = caseURL // the answer is the fixture's, as for sitedef endpoints
+		fetcher, target, out.Case = uc.replay, uc.url, uc.name
+		req.URL = uc.url // the answer is the fixture's, as for sitedef endpoints
 	} else {
+		if req.SandboxCase != "" {
+			return out, sandboxCaseForLiveKey()
+		}
 		ctx = fetch.WithUserURL(ctx)
 		if req.Country != "" {
 			ctx = fetch.WithCountry(ctx, req.Country)
@@ -306,8 +321,8 @@ type uSandbox struct {
 }
 
 type uCase struct {
-	url    string
-	replay *fixture.Replay
+	name, url string
+	replay    *fixture.Replay
 }
 
 var (
@@ -335,22 +350,33 @@ func universalSandbox() (*uSandbox, error) {
 				uSandboxErr = fmt.Errorf("universal sandbox case %s: url param and a page response are required (%v)", c.ID(), err)
 				return
 			}
-			sb.cases = append(sb.cases, uCase{url: u, replay: rp})
+			sb.cases = append(sb.cases, uCase{name: c.Name, url: u, replay: rp})
 		}
 		uSandboxVal = sb
 	})
 	return uSandboxVal, uSandboxErr
 }
 
-// resolve returns the replaying fetcher and the URL of the case for rawURL.
-func (sb *uSandbox) resolve(rawURL string) (engine.Fetcher, string, bool) {
+// resolve returns the case named caseName, else the one whose url is rawURL, else the first by name.
+func (sb *uSandbox) resolve(rawURL, caseName string) (uCase, *errcode.Error) {
 	if len(sb.cases) == 0 {
-		return nil, "", false
+		return uCase{}, errcode.New(errcode.TargetUnreachable, "the sandbox has no page for universal.get")
+	}
+	if caseName != "" {
+		names := make([]string, len(sb.cases))
+		for i, c := range sb.cases {
+			if c.name == caseName {
+				return c, nil
+			}
+			names[i] = c.name
+		}
+		return uCase{}, &errcode.Error{Code: errcode.InvalidParams, Params: []string{fixture.CaseParam},
+			Message: fmt.Sprintf("%s: no sandbox case %q for universal.get; the cases are %s", fixture.CaseParam, caseName, strings.Join(names, ", "))}
 	}
 	for _, c := range sb.cases {
 		if c.url == rawURL {
-			return c.replay, c.url, true
+			return c, nil
 		}
 	}
-	return sb.cases[0].replay, sb.cases[0].url, true
+	return sb.cases[0], nil
 }

@@ -130,6 +130,18 @@ func (p *Plan) Params(raw url.Values) (Params, error) {
 	return out, nil
 }
 
+// Default returns the validated value a parameter takes when a request leaves it out, and whether it
+// has one: the sandbox tells the parameters a fixture case really names from those it left at their
+// defaults.
+func (p *Plan) Default(name string) (any, bool) {
+	pr := p.paramIdx[name]
+	if pr == nil || pr.def == nil {
+		return nil, false
+	}
+	v, err := pr.check(stringify(pr.def))
+	return v, err == nil
+}
+
 func (p *Plan) paramNames() []string {
 	out := make([]string, len(p.params))
 	for i, pr := range p.params {

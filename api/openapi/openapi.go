@@ -3,7 +3,8 @@
 // from its fields and their types, the headers and the error responses of docs/api.md, plus the
 // universal fetch and the batch endpoints of the spec (4.4, 4.6, 4.7) and the batch webhook (6).
 //
-// It needs only the registry: the server serves the document at /api/v1/openapi.json and /docs
+// It needs the registry (and, optionally, the sandbox's fixture cases for the sandbox_case parameter):
+// the server serves the document at /api/v1/openapi.json and /docs
 // renders it.
 package openapi
 
@@ -17,6 +18,9 @@ import (
 	"asa/engine/registry"
 	"asa/engine/sitedef"
 )
+
+// universalEndpoint is the id of GET /api/v1/universal/get, which no sitedef describes.
+const universalEndpoint = "universal.get"
 
 // Version is the interface version of spec 9.
 const Version = "1.0.0"
@@ -32,6 +36,22 @@ type Options struct {
 	CostPerRequest int
 	// MaxBatchItems bounds a batch (1000).
 	MaxBatchItems int
+	// SandboxCases are the fixture cases answering sandbox keys, by endpoint id: they become the
+	// sandbox_case parameter's values and examples.
+	SandboxCases map[string][]SandboxCase
+}
+
+// SandboxCase is one fixture case of the sandbox (design decision 16).
+type SandboxCase struct {
+	Name    string
+	Summary string
+	// Query is the case's parameters as a query string.
+	Query string
+	// Status is the HTTP status the case answers, Error its error code ("" for 200).
+	Status int
+	Error  string
+	// Default answers requests that match no case.
+	Default bool
 }
 
 // Build returns the document as indented JSON. The output depends only on the registry and the
@@ -193,7 +213,41 @@ func (g *gen) headers() obj {
 		{"Asa-Concurrency", h("<in flight>/<allowed> for the key.", str)},
 		{"Asa-Rps", h("<admitted in the last second>/<sustained ceiling> for the key.", str)},
 		{"Retry-After", h("Seconds to wait before retrying.", integer)},
+		{"Asa-Sandbox-Case", h("Sandbox keys only: the name of the fixture case that answered (see the sandbox_case parameter).", str)},
 	}
+}
+
+// sandboxCaseParam describes sandbox_case for an endpoint with sandbox cases: every case is a value
+// of its enum and an example, with the status it answers.
+func (g *gen) sandboxCaseParam(id string) obj {
+	cases := g.opt.SandboxCases[id]
+	if len(cases) == 0 {
+		return nil
+	}
+	enum := make([]any, len(cases))
+	examples := obj{}
+	def := ""
+	for i, c := range cases {
+		enum[i] = c.Name
+		answer := "200"
+		if c.Error != "" {
+			answer = fmt.Sprintf("%d %s", c.Status, c.Error)
+		}
+		if c.Default {
+			def = c.Name
+		}
+		summary := answer + ": " + c.Summary
+		if c.Query != "" {
+			summary = answer + " (" + c.Query + "): " + c.Summary
+		}
+		examples.set(c.Name, obj{{"summary", summary}, {"value", c.Name}})
+	}
+	desc := "Sandbox keys only (400 invalid_params with a live key): answer from this fixture case, whatever the other " +
+		"parameters (which must still be valid). Without it, the case whose parameters match the request answers, else the " +
+		"closest success case, else `" + def + "`; the Asa-Sandbox-Case header names the case. Every error of the endpoint " +
+		"has a case."
+	return obj{{"name", "sandbox_case"}, {"in", "query"}, {"description", desc},
+		{"schema", obj{{"type", "string"}, {"enum", enum}}}, {"examples", examples}}
 }
 
 func hdr(name string) obj { return obj{{"$ref", "#/components/headers/" + name}} }
@@ -207,6 +261,9 @@ func (g *gen) endpointOperation(id string) obj {
 	ep.Params.Each(func(name string, p *sitedef.Param) {
 		params = append(params, g.parameter(site, name, p))
 	})
+	if sc := g.sandboxCaseParam(id); sc != nil {
+		params = append(params, sc)
+	}
 	for _, r := range []string{"render_js", "screenshot"} {
 		params = append(params, obj{{"name", r}, {"in", "query"},
 			{"description", "Reserved: announced but not active. Passing it gives 501 not_implemented naming it."},
@@ -253,6 +310,7 @@ func (g *gen) endpointOperation(id string) obj {
 			{"Asa-Attempts", hdr("Asa-Attempts")},
 			{"Asa-Concurrency", hdr("Asa-Concurrency")},
 			{"Asa-Rps", hdr("Asa-Rps")},
+			{"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")},
 		}},
 		{"content", obj{{"application/json", obj{{"schema", ref(schemaName)}}}}},
 	}}}
@@ -635,7 +693,7 @@ func (g *gen) universalOperation() obj {
 	responses := obj{{"200", obj{
 		{"description", "The page, by parse mode."},
 		{"headers", obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}, {"Asa-Resolved-Url", hdr("Asa-Resolved-Url")},
-			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}}},
+			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}, {"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")}}},
 		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}}}},
 	}}}
 	g.addErrors(&responses, errcode.InvalidParams)
@@ -645,20 +703,25 @@ func (g *gen) universalOperation() obj {
 	g.addErrors(&responses, errcode.InternalError)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, errcode.TargetUnreachable, errcode.ExtractionFailed)
+	params := []any{
+		q("url", "The page to fetch, URL-encoded when it contains &, ? or spaces.", true, obj{{"type", "string"}, {"format", "uri"}}, "https://example.com/"),
+		q("parse", "What to return: auto (and its alias json) extracts title, main text, links, metadata and schema.org entities (a JSON document comes back as data); html returns the page; text its main text; markdown its main content as Markdown.", false,
+			obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown"}}, {"default", "auto"}}, nil),
+		q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
+			obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
+	}
+	if sc := g.sandboxCaseParam(universalEndpoint); sc != nil {
+		params = append(params, sc)
+	}
+	params = append(params,
+		q("render_js", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
+		q("screenshot", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil))
 	return obj{
 		{"tags", []any{"universal"}},
 		{"summary", "Fetch any public URL as extracted JSON, HTML or text."},
 		{"description", fmt.Sprintf("Public http(s) URLs only: private, loopback, link-local and metadata addresses are refused when the connection is made (502 target_unreachable, detail forbidden). %d credits on success.", g.opt.CostPerRequest)},
 		{"operationId", "universal_get"},
-		{"parameters", []any{
-			q("url", "The page to fetch, URL-encoded when it contains &, ? or spaces.", true, obj{{"type", "string"}, {"format", "uri"}}, "https://example.com/"),
-			q("parse", "What to return: auto (and its alias json) extracts title, main text, links, metadata and schema.org entities (a JSON document comes back as data); html returns the page; text its main text; markdown its main content as Markdown.", false,
-				obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown"}}, {"default", "auto"}}, nil),
-			q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
-				obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
-			q("render_js", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
-			q("screenshot", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
-		}},
+		{"parameters", params},
 		{"responses", responses},
 		{"x-asa-endpoint", "universal.get"},
 	}

@@ -37,7 +37,18 @@ func load(t *testing.T) *registry.Registry {
 
 func build(t *testing.T, reg *registry.Registry) (raw []byte, doc map[string]any) {
 	t.Helper()
-	raw, err := openapi.Build(reg, openapi.Options{ServerURL: "http://127.0.0.1:8080", DocsURL: "http://127.0.0.1:8080/docs/api.md"})
+	sb, err := fixture.NewSandbox(fixtures.FS, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]openapi.SandboxCase{}
+	for _, id := range append(reg.IDs(), "universal.get") {
+		for _, ci := range sb.Cases(id) {
+			cases[id] = append(cases[id], openapi.SandboxCase{Name: ci.Name, Summary: ci.Description, Query: ci.Params.Encode(),
+				Status: ci.Status, Error: ci.Error, Default: ci.Default})
+		}
+	}
+	raw, err = openapi.Build(reg, openapi.Options{ServerURL: "http://127.0.0.1:8080", DocsURL: "http://127.0.0.1:8080/docs/api.md", SandboxCases: cases})
 	if err != nil {
 		t.Fatal(err)
 	}

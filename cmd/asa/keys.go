@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,9 +44,11 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	workspace := fl.String("workspace", "", "workspace name")
 	test := fl.Bool("test", false, "create a sandbox key (asa_test_)")
 	pf := addPlanFlags(fl, store.PlanFree) // the plan of a new workspace
+	createWS := fl.Bool("create-workspace", false, "create: make the --workspace if it does not exist (else an unknown name is an error)")
 	if err := fl.Parse(reorder(args[1:], map[string]bool{"db": true, "workspace": true, "plan": true, "credits": true, "concurrency": true, "rps": true})); err != nil {
 		return 2
 	}
+	resolveDB(fl, dbPath, "asa keys", stderr)
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "asa keys: %v\n", err)
@@ -62,6 +66,10 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		ws, err := db.WorkspaceByName(ctx, *workspace)
+		if errors.Is(err, store.ErrNotFound) && !*createWS {
+			fmt.Fprintf(stderr, "asa keys create: no workspace %q in %s%s; pass --create-workspace to create it\n", *workspace, *dbPath, knownWorkspaces(ctx, db))
+			return 1
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			ws, err = db.CreateWorkspacePlan(ctx, *workspace, pf.settings())
 			if err == nil {
@@ -87,6 +95,9 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, key.String())
 		return 0
 	case "list":
+		if code := requireWorkspace(ctx, db, *workspace, *dbPath, "asa keys list", stderr); code != 0 {
+			return code
+		}
 		wss, err := db.Workspaces(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "asa keys list: %v\n", err)
@@ -119,6 +130,9 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		prefix := fl.Arg(0)
+		if code := requireWorkspace(ctx, db, *workspace, *dbPath, "asa keys revoke", stderr); code != 0 {
+			return code
+		}
 		wss, err := db.Workspaces(ctx)
 		if err != nil {
 			fmt.Fprintf(stderr, "asa keys revoke: %v\n", err)
@@ -145,6 +159,55 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "asa keys: unknown subcommand %q (create, list, revoke)\n", sub)
 	return 2
+}
+
+// resolveDB settles the database of a command run without --db (ASA_DB, else the default asa serve
+// uses) and says which it is on stderr: a key created in the wrong file is a key that never works.
+func resolveDB(fl *flag.FlagSet, dbPath *string, cmd string, stderr io.Writer) {
+	given := false
+	fl.Visit(func(f *flag.Flag) { given = given || f.Name == "db" })
+	if given {
+		return
+	}
+	how := "the default of asa serve"
+	if env := os.Getenv("ASA_DB"); env != "" {
+		*dbPath, how = env, "from ASA_DB"
+	}
+	state := ""
+	if _, err := os.Stat(*dbPath); errors.Is(err, os.ErrNotExist) {
+		state = ", which does not exist yet and is created empty"
+	}
+	fmt.Fprintf(stderr, "%s: using the database %s (%s%s; --db PATH for another)\n", cmd, *dbPath, how, state)
+}
+
+// requireWorkspace refuses a --workspace that names no workspace (0 when name is empty or known).
+func requireWorkspace(ctx context.Context, db *store.DB, name, dbPath, cmd string, stderr io.Writer) int {
+	if name == "" {
+		return 0
+	}
+	_, err := db.WorkspaceByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		fmt.Fprintf(stderr, "%s: no workspace %q in %s%s\n", cmd, name, dbPath, knownWorkspaces(ctx, db))
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}
+
+// knownWorkspaces is ` (workspaces: a, b)` for an error message, or "" when there are none.
+func knownWorkspaces(ctx context.Context, db *store.DB) string {
+	wss, err := db.Workspaces(ctx)
+	if err != nil || len(wss) == 0 {
+		return " (it has no workspace)"
+	}
+	names := make([]string, len(wss))
+	for i, ws := range wss {
+		names[i] = ws.Name
+	}
+	return " (workspaces: " + strings.Join(names, ", ") + ")"
 }
 
 func stamp(t time.Time) string {

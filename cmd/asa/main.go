@@ -24,10 +24,12 @@ Usage:
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
             [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N]
                                                   run the API service (docs/configuration.md)
-  asa keys create --workspace NAME [--test] [--plan free|vibe|pro|custom] [--credits N]
-                  [--concurrency N] [--rps N] [--db PATH]
-                                                  create a key (and its workspace, on that plan, if new); the
-                                                  full key is printed once, alone on the last line
+  asa keys create --workspace NAME [--test] [--create-workspace [--plan free|vibe|pro|custom] [--credits N]
+                  [--concurrency N] [--rps N]] [--db PATH]
+                                                  create a key; the full key is printed once, alone on the last line;
+                                                  an unknown workspace is an error unless --create-workspace (then
+                                                  it is created on that plan); keys commands without --db say which
+                                                  database they use: ASA_DB, else data/asa.db as asa serve
   asa keys list [--workspace NAME] [--db PATH]     list keys (short prefix, mode, state, created, last used)
   asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
   asa workspace list [--db PATH]                   list workspaces with their plan, credits and per-key limits

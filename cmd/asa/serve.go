@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -95,7 +94,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
-			Docs:      http.StripPrefix("/docs/", http.FileServer(http.FS(docs.FS))),
+			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db},
 			Batches:   db, Webhooks: api.FetchWebhooks{Client: webhooks},
 			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})

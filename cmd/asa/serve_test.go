@@ -136,7 +136,7 @@ func TestKeysCommands(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "asa.db")
 	ctx := context.Background()
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"keys", "create", "--db", db, "--workspace", "acme", "--plan", "pro"}, &out, &errb); code != 0 {
+	if code := run(ctx, []string{"keys", "create", "--db", db, "--workspace", "acme", "--create-workspace", "--plan", "pro"}, &out, &errb); code != 0 {
 		t.Fatalf("create: %d %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

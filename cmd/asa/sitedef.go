@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"asa/engine/diag"
 	"asa/engine/fixture"
 	"asa/engine/sitedef"
+	"asa/fixtures"
 )
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
@@ -27,35 +31,134 @@ func defaultSitedefs() string {
 	return ""
 }
 
+// defaultFixtures is ./fixtures inside the repository, else the embedded set.
+func defaultFixtures() string {
+	if st, err := os.Stat("fixtures"); err == nil && st.IsDir() {
+		return "fixtures"
+	}
+	return ""
+}
+
+// cmdCheck lints the sitedefs: the whole set, or each PATH named (a sitedefs directory, a site
+// directory or one file), reporting every problem as file:line:col. A PATH holding no sitedef is an
+// error, so a mistyped path is never an "ok".
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("asa sitedef check", stderr)
-	dir := fl.String("sitedefs", defaultSitedefs(), "sitedefs directory (empty: the embedded set)")
+	dir := fl.String("sitedefs", defaultSitedefs(), "sitedefs directory checked when no PATH is given (empty: the embedded set)")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: asa sitedef check [--sitedefs DIR] [PATH...]\n\nPATH is a sitedefs directory (<site>/site.yaml, <site>/<resource>.yaml), a site directory or one sitedef file.")
+		fl.PrintDefaults()
+	}
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	var only []string
-	for _, p := range fl.Args() {
-		rel := p
-		if *dir != "" {
-			if r, err := filepath.Rel(*dir, p); err == nil && !strings.HasPrefix(r, "..") {
-				rel = r
-			}
+	if fl.NArg() == 0 {
+		reg, diags := loadRegistry(*dir, stdout)
+		if n := errorCount(diags); n > 0 {
+			fmt.Fprintf(stderr, "%d errors\n", n)
+			return 1
 		}
-		only = append(only, filepath.ToSlash(rel))
+		fmt.Fprintf(stdout, "ok: %s\n", reg)
+		return 0
 	}
-	reg, diags := loadRegistry(*dir, stdout, only...)
-	if diags.HasErrors() {
+	failed := false
+	for _, p := range fl.Args() {
+		t, err := checkTarget(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", p, err)
+			failed = true
+			continue
+		}
+		var only []string
+		if t.only != "" {
+			only = []string{t.only}
+		}
+		_, diags := loadRegistry(t.root, stdout, only...)
+		if n := errorCount(diags); n > 0 {
+			fmt.Fprintf(stderr, "%s: %d errors\n", p, n)
+			failed = true
+			continue
+		}
+		fmt.Fprintf(stdout, "ok: %s (%d files)\n", p, t.files)
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+func errorCount(diags diag.List) int {
+	n := 0
+	for _, d := range diags {
+		if !d.Warning {
+			n++
+		}
+	}
+	return n
+}
+
+// checkDir is what one PATH of `asa sitedef check` names: the sitedefs root to load, the part of
+// it to report on ("" for all) and how many sitedef files that part holds.
+type checkDir struct {
+	root, only string
+	files      int
+}
+
+// checkTarget finds the sitedefs root of path: a file's root is two levels up
+// (<root>/<site>/<file>.yaml), a site directory (with site.yaml) is in its parent, and any other
+// directory must hold site directories itself.
+func checkTarget(path string) (checkDir, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return checkDir{}, err
+	}
+	clean := filepath.Clean(path)
+	isYAML := func(n string) bool { return strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml") }
+	if !st.IsDir() {
+		if !isYAML(clean) {
+			return checkDir{}, errors.New("not a sitedef: a sitedef file is YAML (<site>/site.yaml or <site>/<resource>.yaml)")
+		}
+		site := filepath.Dir(clean)
+		if _, err := os.Stat(filepath.Join(site, "site.yaml")); err != nil {
+			return checkDir{}, fmt.Errorf("no site.yaml beside it: a sitedef file lives in a site directory with its site.yaml")
+		}
+		return checkDir{root: filepath.Dir(site), only: filepath.Base(site) + "/" + filepath.Base(clean), files: 1}, nil
+	}
+	countSite := func(site string) int {
+		entries, _ := os.ReadDir(site)
 		n := 0
-		for _, d := range diags {
-			if !d.Warning {
+		for _, e := range entries {
+			if !e.IsDir() && isYAML(e.Name()) {
 				n++
 			}
 		}
-		fmt.Fprintf(stderr, "%d errors\n", n)
-		return 1
+		return n
 	}
-	fmt.Fprintf(stdout, "ok: %s\n", reg)
-	return 0
+	if _, err := os.Stat(filepath.Join(clean, "site.yaml")); err == nil {
+		site := clean
+		if b := filepath.Base(site); b == "." || b == ".." {
+			if site, err = filepath.Abs(clean); err != nil {
+				return checkDir{}, err
+			}
+		}
+		return checkDir{root: filepath.Dir(site), only: filepath.Base(site), files: countSite(clean)}, nil
+	}
+	entries, err := os.ReadDir(clean)
+	if err != nil {
+		return checkDir{}, err
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(e.Name(), "_") {
+			if _, err := os.Stat(filepath.Join(clean, e.Name(), "site.yaml")); err == nil {
+				n += countSite(filepath.Join(clean, e.Name()))
+			}
+		}
+	}
+	if n == 0 {
+		return checkDir{}, errors.New("no sitedef here: a sitedefs directory holds <site>/site.yaml and <site>/<resource>.yaml")
+	}
+	return checkDir{root: clean, files: n}, nil
 }
 
 func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -164,6 +267,7 @@ func cmdDocs(args []string, stdout, stderr io.Writer) int {
 	out := fl.String("o", "", "write to this file instead of standard output")
 	endpoints := fl.Bool("endpoints", false, "write the endpoint catalogue (parameters and fields of every loaded sitedef) instead of the format reference")
 	dir := fl.String("sitedefs", defaultSitedefs(), "sitedefs directory (empty: the embedded set), for --endpoints")
+	fixturesDir := fl.String("fixtures", defaultFixtures(), "fixtures directory (empty: the embedded set), for --endpoints' sandbox cases")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -172,7 +276,16 @@ func cmdDocs(args []string, stdout, stderr io.Writer) int {
 		if diags.HasErrors() {
 			return 1
 		}
-		return writeOut(*out, []byte(reg.Markdown()), stdout, stderr)
+		var fsys fs.FS = fixtures.FS
+		if *fixturesDir != "" {
+			fsys = os.DirFS(*fixturesDir)
+		}
+		sb, err := fixture.NewSandbox(fsys, reg)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		return writeOut(*out, []byte(reg.Markdown()+sb.Markdown()), stdout, stderr)
 	}
 	return writeOut(*out, []byte(sitedef.Reference()), stdout, stderr)
 }

@@ -30,7 +30,7 @@ func TestWorkspacePlanCommands(t *testing.T) {
 		{"rps over 500", []string{"workspace", "create", "c3", "--plan", "custom", "--credits", "9", "--rps", "501"}, 2, "rps 501: the custom plan takes 50 to 500"},
 		{"concurrency under 100", []string{"workspace", "create", "c4", "--plan", "custom", "--credits", "9", "--concurrency", "50"}, 2, "concurrency 50: the custom plan takes 100 to 5000"},
 		{"limits on pro", []string{"workspace", "create", "p", "--plan", "pro", "--rps", "100"}, 2, "only on the custom plan"},
-		{"keys create on a new custom workspace", []string{"keys", "create", "--workspace", "k", "--plan", "custom", "--credits", "500", "--concurrency", "150", "--rps", "75"}, 0, "per key 150 in flight, 75 requests/s, 150 per 3s"},
+		{"keys create on a new custom workspace", []string{"keys", "create", "--workspace", "k", "--create-workspace", "--plan", "custom", "--credits", "500", "--concurrency", "150", "--rps", "75"}, 0, "per key 150 in flight, 75 requests/s, 150 per 3s"},
 		{"keys create keeps an existing workspace's plan", []string{"keys", "create", "--workspace", "big", "--plan", "pro"}, 0, "workspace big exists; its plan is unchanged (plan custom"},
 		{"set only the rate", []string{"workspace", "set", "big", "--rps", "250"}, 0, "per key 300 in flight, 250 requests/s, 500 per 3s"},
 		{"set back to pro", []string{"workspace", "set", "k", "--plan", "pro"}, 0, "plan pro, 410000 credits a month; per key 50 in flight, 25 requests/s, 60 per 3s"},
@@ -55,7 +55,7 @@ func TestServeAppliesConfiguredCustomPlan(t *testing.T) {
 	db := filepath.Join(dir, "asa.db")
 	ctx := context.Background()
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"keys", "create", "--db", db, "--workspace", "big", "--test", "--plan", "custom", "--credits", "1000"}, &out, &errb); code != 0 {
+	if code := run(ctx, []string{"keys", "create", "--db", db, "--workspace", "big", "--create-workspace", "--test", "--plan", "custom", "--credits", "1000"}, &out, &errb); code != 0 {
 		t.Fatalf("keys create: %d %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

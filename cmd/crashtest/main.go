@@ -207,7 +207,7 @@ func (e *env) setup() error {
 		return err
 	}
 	// A custom workspace with room for every item; its key is printed alone on the last line.
-	out, err := exec.Command(e.bin, "keys", "create", "--db", e.db, "--workspace", "crash", "--plan", "custom", "--credits", "1000000").CombinedOutput()
+	out, err := exec.Command(e.bin, "keys", "create", "--db", e.db, "--workspace", "crash", "--create-workspace", "--plan", "custom", "--credits", "1000000").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("asa keys create: %v: %s", err, out)
 	}

@@ -94,7 +94,7 @@ func runFarmPhase(n int, latency, steady time.Duration, tiny bool) error {
 	perKey := 50
 	var keys []string
 	for i := 0; i < (n+perKey-1)/perKey; i++ {
-		out, err := exec.Command(bin, "keys", "create", "--db", db, "--workspace", "load", "--plan", "custom", "--credits", "100000000").Output()
+		out, err := exec.Command(bin, "keys", "create", "--db", db, "--workspace", "load", "--create-workspace", "--plan", "custom", "--credits", "100000000").Output()
 		if err != nil {
 			return fmt.Errorf("creating a key: %v", err)
 		}
