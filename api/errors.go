@@ -68,10 +68,13 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 		case http.StatusNotFound:
 			ce = errcode.New(errcode.NotFound, "no such endpoint: %s %s (the endpoints are listed in /docs/api.md)", c.Request().Method, c.Request().URL.Path)
 		case http.StatusMethodNotAllowed:
-			ce = errcode.New(errcode.NotFound, "%s is not allowed on %s", c.Request().Method, c.Request().URL.Path)
-			c.Response().Header().Set("Allow", "GET")
-			_ = s.writeErrorStatus(c, ce, http.StatusMethodNotAllowed)
-			return
+			// The router set Allow to the path's methods (OPTIONS is answered for every route).
+			allow := c.Response().Header().Get(echo.HeaderAllow)
+			if allow == "" {
+				allow = http.MethodGet
+				c.Response().Header().Set(echo.HeaderAllow, allow)
+			}
+			ce = errcode.New(errcode.MethodNotAllowed, "%s is not allowed on %s; it takes %s", c.Request().Method, c.Request().URL.Path, allow)
 		case http.StatusRequestEntityTooLarge:
 			ce = errcode.New(errcode.InvalidParams, "request body too large")
 			_ = s.writeErrorStatus(c, ce, http.StatusRequestEntityTooLarge)
