@@ -20,6 +20,7 @@ import (
 	"asa/api"
 	"asa/api/apikey"
 	"asa/engine"
+	"asa/engine/errcode"
 	"asa/engine/fetch"
 	"asa/engine/fixture"
 	"asa/engine/registry"
@@ -547,6 +548,26 @@ func TestTargetNotFoundOnEveryEndpoint(t *testing.T) {
 	for _, id := range fe.reg.IDs() {
 		if !seen[id] {
 			t.Errorf("%s has no fixture case to take its parameters from", id)
+		}
+	}
+}
+
+// TestEveryErrorCodeDocumented: each code a client can get has its anchor in docs/api.md, where its
+// docs_url points.
+func TestEveryErrorCodeDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range errcode.All() {
+		if c == errcode.Blocked { // never reaches a client
+			continue
+		}
+		info, _ := errcode.Lookup(c)
+		anchor := `<a id="error-` + strings.ReplaceAll(string(c), "_", "-") + `"></a>`
+		heading := fmt.Sprintf("### `%s` (%d", c, info.Status)
+		if i := strings.Index(string(b), anchor); i < 0 || !strings.HasPrefix(strings.TrimSpace(string(b[i+len(anchor):])), heading) {
+			t.Errorf("docs/api.md lacks %s followed by %s...)", anchor, heading)
 		}
 	}
 }
