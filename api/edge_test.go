@@ -363,6 +363,31 @@ func TestBodyLimitIsEightMiB(t *testing.T) {
 	if r.status != 413 || r.body["error"] != "invalid_params" || r.body["request_id"] == nil || r.body["docs_url"] == nil {
 		t.Errorf("8 MiB + 1: %d %.300s", r.status, r.raw)
 	}
+	// The same without a Content-Length (chunked): the cap is found while reading.
+	chunked := func(body string) reply {
+		t.Helper()
+		// A reader of unknown length makes the client send the body chunked.
+		req, _ := http.NewRequest(http.MethodPost, e.base+"/api/v1/shop/batch?api_key="+e.test, io.MultiReader(strings.NewReader(body)))
+		req.Header.Set("Content-Type", "application/json")
+		if req.ContentLength != 0 {
+			t.Fatalf("the request would not be chunked")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		rp := reply{status: resp.StatusCode, raw: string(raw)}
+		_ = json.Unmarshal(raw, &rp.body)
+		return rp
+	}
+	if r := chunked(pad(limit)); r.status != 201 {
+		t.Errorf("8 MiB chunked: %d %.300s", r.status, r.raw)
+	}
+	if r := chunked(pad(limit + 1)); r.status != 413 || r.body["error"] != "invalid_params" {
+		t.Errorf("8 MiB + 1 chunked: %d %.300s", r.status, r.raw)
+	}
 }
 
 // rawExchange writes req on a fresh connection and reads the one response.

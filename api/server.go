@@ -9,12 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"asa/api/apikey"
 	"asa/engine"
@@ -202,8 +200,7 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
 	e := s.newEcho()
-	// The limit in bytes ("B"): echo's "8M" would be 8,000,000, not the documented 8 MiB.
-	e.Use(middleware.BodyLimit(strconv.FormatInt(cfg.BodyLimit, 10) + "B"))
+	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)
 	if cfg.MetricsOwnListener {
