@@ -352,13 +352,11 @@ func TestConcurrencyCeiling(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	begin := time.Now()
+	// The ten still hold their slots (the target releases them only below), so an answer at all
+	// shows the 11th was refused at once rather than queued for a slot: no clock needed.
 	r := e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=AB1234")
 	if r.status != 429 || r.body["error"] != "rate_limited" || r.header.Get("Retry-After") == "" {
 		t.Errorf("request 11: %d %s", r.status, r.raw)
-	}
-	if time.Since(begin) > time.Second {
-		t.Errorf("the refusal was not immediate")
 	}
 	close(e.target.hold)
 	wg.Wait()

@@ -31,6 +31,10 @@ func (s *Server) writeError(c echo.Context, e *errcode.Error) error {
 	if e == nil {
 		e = &errcode.Error{Code: errcode.InternalError}
 	}
+	if bodyWasTooLarge(c) {
+		// Whatever the handler made of a body cut at the cap, the answer is the cap's.
+		return s.bodyTooLarge(c)
+	}
 	info, ok := errcode.Lookup(e.Code)
 	if !ok || e.Code == errcode.Blocked {
 		// Blocked never reaches a client: every attempt blocked is target_unreachable/blocked.
@@ -68,13 +72,15 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 		case http.StatusNotFound:
 			ce = errcode.New(errcode.NotFound, "no such endpoint: %s %s (the endpoints are listed in /docs/api.md)", c.Request().Method, c.Request().URL.Path)
 		case http.StatusMethodNotAllowed:
-			ce = errcode.New(errcode.NotFound, "%s is not allowed on %s", c.Request().Method, c.Request().URL.Path)
-			c.Response().Header().Set("Allow", "GET")
-			_ = s.writeErrorStatus(c, ce, http.StatusMethodNotAllowed)
-			return
+			// The router set Allow to the path's methods (OPTIONS is answered for every route).
+			allow := c.Response().Header().Get(echo.HeaderAllow)
+			if allow == "" {
+				allow = http.MethodGet
+				c.Response().Header().Set(echo.HeaderAllow, allow)
+			}
+			ce = errcode.New(errcode.MethodNotAllowed, "%s is not allowed on %s; it takes %s", c.Request().Method, c.Request().URL.Path, allow)
 		case http.StatusRequestEntityTooLarge:
-			ce = errcode.New(errcode.InvalidParams, "request body too large")
-			_ = s.writeErrorStatus(c, ce, http.StatusRequestEntityTooLarge)
+			_ = s.bodyTooLarge(c)
 			return
 		default:
 			if he.Code >= 400 && he.Code < 500 {

@@ -1,7 +1,10 @@
 package api
 
 import (
+	"fmt"
 	"math"
+	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -45,15 +48,32 @@ func newLimiter(now func() time.Time) *limiter {
 	return &limiter{keys: map[int64]*keyState{}, now: now}
 }
 
+// Why a request was refused; also the policy names of the RateLimit headers.
+const (
+	limitConcurrency = "concurrency"
+	limitRate        = "sustained"
+	limitBurst       = "burst"
+)
+
 // decision is the outcome of an admission.
 type decision struct {
-	at         time.Time // when the limiter decided
-	ok         bool
+	at       time.Time // when the limiter decided
+	ok       bool
+	inFlight int
+	recent   int // admissions in the last second, for Asa-Rps
+	// reason names the limit that binds longest when refused.
+	reason string
+	// retryAfter is the wait until every limit that binds now would admit one request, assuming no
+	// other request of the key is admitted meanwhile. It is 0 when admitted.
 	retryAfter time.Duration
-	inFlight   int
-	recent     int // admissions in the last second, for Asa-Rps
-	reason     string
+	// What each policy has left after this decision, and when it next gives more (RateLimit header).
+	rateLeft, windowLeft int
+	rateWait, windowWait time.Duration
 }
+
+// tokenSlack absorbs the float error of a refill computed at exactly the announced instant: a
+// client that waits exactly Retry-After must find its token there.
+const tokenSlack = 1e-9
 
 // acquire admits a request of key or says why not. On success the caller must call release exactly
 // once, on every exit path.
@@ -71,20 +91,31 @@ func (l *limiter) acquire(key int64, lim Limits) decision {
 		st.ring, st.head, st.count = make([]time.Time, window), 0, 0
 	}
 	// Refill the bucket.
-	st.tokens = math.Min(float64(lim.Burst), st.tokens+now.Sub(st.last).Seconds()*lim.RPS)
-	st.last = now
+	if el := now.Sub(st.last); el > 0 {
+		st.tokens = math.Min(float64(lim.Burst), st.tokens+el.Seconds()*lim.RPS)
+		st.last = now
+	}
+	// Every limit is checked, not the first that binds: a client told to come back when the bucket
+	// has a token must also find room in the burst window then, or its wait was a lie.
+	d := decision{at: now, inFlight: st.inFlight}
+	var concWait time.Duration
 	if st.inFlight >= lim.Concurrency {
-		return decision{at: now, retryAfter: time.Second, inFlight: st.inFlight, reason: "concurrency"}
+		// Nobody knows when a slot frees; a second is the shortest wait worth announcing.
+		concWait, d.reason = time.Second, limitConcurrency
 	}
-	if st.tokens < 1 {
-		wait := time.Duration((1 - st.tokens) / lim.RPS * float64(time.Second))
-		return decision{at: now, retryAfter: wait, inFlight: st.inFlight, reason: "rate"}
-	}
-	if st.count == len(st.ring) {
-		oldest := st.ring[st.head]
-		if now.Sub(oldest) < BurstWindow {
-			return decision{at: now, retryAfter: BurstWindow - now.Sub(oldest), inFlight: st.inFlight, reason: "burst"}
+	rateWait := st.tokenWait(lim)
+	windowWait := st.windowWait(now)
+	if rateWait > 0 || windowWait > 0 || concWait > 0 {
+		d.retryAfter = max(concWait, rateWait, windowWait)
+		if d.reason == "" {
+			d.reason = limitRate
+			if windowWait > rateWait {
+				d.reason = limitBurst
+			}
 		}
+		d.rateWait, d.windowWait = rateWait, windowWait
+		d.rateLeft, d.windowLeft = st.rateLeft(lim), st.windowLeft(now, window)
+		return d
 	}
 	st.tokens--
 	st.inFlight++
@@ -95,17 +126,51 @@ func (l *limiter) acquire(key int64, lim Limits) decision {
 		st.ring[(st.head+st.count)%len(st.ring)] = now
 		st.count++
 	}
-	return decision{at: now, ok: true, inFlight: st.inFlight, recent: st.recentLocked(now)}
+	d.ok, d.inFlight = true, st.inFlight
+	d.recent = st.admittedSince(now.Add(-time.Second))
+	d.rateWait, d.windowWait = st.tokenWait(lim), st.windowWait(now)
+	d.rateLeft, d.windowLeft = st.rateLeft(lim), st.windowLeft(now, window)
+	return d
 }
 
-func (st *keyState) recentLocked(now time.Time) int {
-	n := 0
-	for i := 0; i < st.count; i++ {
-		if now.Sub(st.ring[(st.head+i)%len(st.ring)]) < time.Second {
-			n++
-		}
+// tokenWait is how long until the bucket holds a whole token (0 if it does).
+func (st *keyState) tokenWait(lim Limits) time.Duration {
+	if st.tokens >= 1-tokenSlack {
+		return 0
 	}
-	return n
+	if lim.RPS <= 0 {
+		return time.Hour
+	}
+	// Rounded up to the nanosecond so that the refill at now+wait reaches the token.
+	return time.Duration(math.Ceil((1 - st.tokens) / lim.RPS * float64(time.Second)))
+}
+
+// windowWait is how long until the burst window has room (0 if it has): when the ring is full, until
+// its oldest admission is BurstWindow old.
+func (st *keyState) windowWait(now time.Time) time.Duration {
+	if st.count < len(st.ring) {
+		return 0
+	}
+	return max(0, st.ring[st.head].Add(BurstWindow).Sub(now))
+}
+
+// rateLeft is what the sustained policy announces as available now: the whole tokens, at most one
+// second's worth (the policy is RPS a second; the bucket's reserve is the burst policy's business).
+func (st *keyState) rateLeft(lim Limits) int {
+	return max(0, min(int(st.tokens+tokenSlack), int(math.Ceil(lim.RPS))))
+}
+
+// windowLeft is the room left in the burst window now.
+func (st *keyState) windowLeft(now time.Time, window int) int {
+	return max(0, window-st.admittedSince(now.Add(-BurstWindow)))
+}
+
+// admittedSince counts the admissions after t. The ring is in time order, so a binary search finds
+// the first one: no walk over a Custom plan's thousand entries on every request.
+func (st *keyState) admittedSince(t time.Time) int {
+	n := len(st.ring)
+	first := sort.Search(st.count, func(i int) bool { return st.ring[(st.head+i)%n].After(t) })
+	return st.count - first
 }
 
 // release frees the key's concurrency slot.
@@ -127,3 +192,31 @@ func WindowCeiling(lim Limits) int {
 func retryAfterSeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
+
+// The IETF rate-limit fields (draft-ietf-httpapi-ratelimit-headers, structured-field form).
+const (
+	HeaderRateLimitPolicy = "RateLimit-Policy"
+	HeaderRateLimit       = "RateLimit"
+)
+
+// setRateLimitHeaders announces the key's three policies and what each has left after d. A policy
+// with nothing left says when it gives one more (t); one with room left says its window. The values
+// are conservative: the sustained policy never announces more than one second's worth, though the
+// bucket may hold more.
+func setRateLimitHeaders(h interface{ Set(k, v string) }, lim Limits, d decision) {
+	h.Set(HeaderRateLimitPolicy, fmt.Sprintf(`"%s";q=%d;qu="concurrent-requests", "%s";q=%d;w=1, "%s";q=%d;w=%d`,
+		limitConcurrency, lim.Concurrency, limitRate, int(math.Ceil(lim.RPS)), limitBurst, WindowCeiling(lim), int(BurstWindow.Seconds())))
+	concLeft := max(0, lim.Concurrency-d.inFlight)
+	rateT, burstT := 1, int(BurstWindow.Seconds())
+	if d.rateLeft == 0 {
+		rateT = retryAfterSeconds(d.rateWait)
+	}
+	if d.windowLeft == 0 {
+		burstT = retryAfterSeconds(d.windowWait)
+	}
+	h.Set(HeaderRateLimit, fmt.Sprintf(`"%s";r=%d, "%s";r=%d;t=%d, "%s";r=%d;t=%d`,
+		limitConcurrency, concLeft, limitRate, d.rateLeft, rateT, limitBurst, d.windowLeft, burstT))
+}
+
+// formatRPS writes a rate without a needless fraction.
+func formatRPS(rps float64) string { return strconv.FormatFloat(rps, 'f', -1, 64) }

@@ -21,22 +21,16 @@ import (
 // ReservedParams are announced but not active: passing one gives 501 not_implemented.
 var ReservedParams = []string{"render_js", "screenshot"}
 
-// authenticate finds the key in the api_key parameter or the X-API-Key header (design decision 3).
+// authenticate finds the key in the api_key parameter, the X-API-Key header or an
+// Authorization: Bearer header (design decision 3). Where it is given more than once, every copy
+// must be the same key.
 func (s *Server) authenticate(c echo.Context) (Principal, *errcode.Error) {
-	q := c.QueryParams()
-	fromQuery := q.Get("api_key")
-	fromHeader := c.Request().Header.Get("X-API-Key")
-	if len(q["api_key"]) > 1 {
-		return Principal{}, &errcode.Error{Code: errcode.InvalidParams, Message: "api_key given more than once", Params: []string{"api_key"}}
-	}
-	raw := fromQuery
-	if raw == "" {
-		raw = fromHeader
-	} else if fromHeader != "" && fromHeader != fromQuery {
-		return Principal{}, &errcode.Error{Code: errcode.InvalidParams, Message: "the api_key parameter and the X-API-Key header differ; send one", Params: []string{"api_key"}}
+	raw, kerr := keyOf(c.QueryParams()["api_key"], c.Request().Header)
+	if kerr != nil {
+		return Principal{}, kerr
 	}
 	if raw == "" {
-		return Principal{}, errcode.New(errcode.Unauthorized, "missing API key: pass api_key=... or the X-API-Key header")
+		return Principal{}, errcode.New(errcode.Unauthorized, "missing API key: pass api_key=..., the X-API-Key header or Authorization: Bearer <key>")
 	}
 	key, err := apikey.Parse(raw)
 	if err != nil {
@@ -60,17 +54,18 @@ func (s *Server) admit(c echo.Context, p Principal) (func(), *errcode.Error) {
 	if d.ok && s.deps.OnAdmit != nil {
 		s.deps.OnAdmit(p.KeyID, d.at)
 	}
+	h := c.Response().Header()
+	setRateLimitHeaders(h, p.Limits, d)
 	if !d.ok {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.retryAfter)))
-		msg := fmt.Sprintf("rate limit: at most %.0f requests per second and %d per %v for this key", p.Limits.RPS, p.Limits.Burst, BurstWindow)
-		if d.reason == "concurrency" {
+		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.retryAfter)))
+		msg := fmt.Sprintf("rate limit: at most %s requests per second and %d per %v for this key", formatRPS(p.Limits.RPS), WindowCeiling(p.Limits), BurstWindow)
+		if d.reason == limitConcurrency {
 			msg = fmt.Sprintf("concurrency limit: at most %d requests in flight for this key", p.Limits.Concurrency)
 		}
 		return nil, errcode.New(errcode.RateLimited, "%s", msg)
 	}
-	h := c.Response().Header()
 	h.Set(HeaderConcurrency, fmt.Sprintf("%d/%d", d.inFlight, p.Limits.Concurrency))
-	h.Set(HeaderRPS, fmt.Sprintf("%d/%s", d.recent, strconv.FormatFloat(p.Limits.RPS, 'f', -1, 64)))
+	h.Set(HeaderRPS, fmt.Sprintf("%d/%s", d.recent, formatRPS(p.Limits.RPS)))
 	s.metrics.inFlight.Add(1)
 	return func() {
 		s.limiter.release(p.KeyID)

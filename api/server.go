@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"asa/api/apikey"
 	"asa/engine"
@@ -101,11 +100,16 @@ type Config struct {
 	PublicURL string
 	// RequestTimeout bounds one synchronous scrape.
 	RequestTimeout time.Duration
-	// ReadHeaderTimeout, IdleTimeout, MaxHeaderBytes and BodyLimit harden the inbound side.
+	// ReadHeaderTimeout, IdleTimeout, MaxHeaderBytes and BodyLimit (bytes) harden the inbound side.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
 	MaxHeaderBytes    int
-	BodyLimit         string
+	BodyLimit         int64
+	// MetricsToken, when set, is the bearer token GET /metrics requires (Authorization: Bearer ...).
+	MetricsToken string
+	// MetricsOwnListener leaves /metrics off the API's listener: ServeMetrics serves it on another
+	// (asa serve --metrics-addr), so that it can stay on a private interface.
+	MetricsOwnListener bool
 	// ShutdownTimeout is how long in-flight requests get to finish on SIGTERM.
 	ShutdownTimeout time.Duration
 	// DocsBaseURL is derived from PublicURL when empty.
@@ -128,8 +132,8 @@ func (c *Config) defaults() {
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = 32 << 10
 	}
-	if c.BodyLimit == "" {
-		c.BodyLimit = "8M"
+	if c.BodyLimit == 0 {
+		c.BodyLimit = DefaultBodyLimit
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = 30 * time.Second
@@ -138,6 +142,9 @@ func (c *Config) defaults() {
 		c.DocsBaseURL = strings.TrimSuffix(c.PublicURL, "/") + "/docs/api.md"
 	}
 }
+
+// DefaultBodyLimit is the documented cap on a request body: 8 MiB.
+const DefaultBodyLimit = 8 << 20
 
 // Deps are what the server is built on.
 type Deps struct {
@@ -178,6 +185,7 @@ type Server struct {
 	deps    Deps
 	log     *slog.Logger
 	echo    *echo.Echo
+	obs     *echo.Echo // serves /metrics alone, on the listener of ServeMetrics
 	limiter *limiter
 	metrics *metrics
 	now     func() time.Time
@@ -197,18 +205,16 @@ func New(cfg Config, deps Deps) *Server {
 		deps.Log = slog.Default()
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.httpErrorHandler
-	e.Use(s.requestIDMiddleware, s.recoverMiddleware, middleware.BodyLimit(cfg.BodyLimit))
+	e := s.newEcho()
+	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", func(c echo.Context) error {
-		c.Response().Header().Set(echo.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
-		c.Response().WriteHeader(http.StatusOK)
-		s.metrics.write(c.Response())
-		return nil
-	})
+	if cfg.MetricsOwnListener {
+		s.obs = s.newEcho()
+		s.obs.GET("/metrics", s.metricsHandler)
+	} else {
+		e.GET("/metrics", s.metricsHandler)
+	}
 	for _, id := range deps.Registry.IDs() {
 		plan := deps.Registry.Plan(id)
 		site, resource, _ := strings.Cut(id, ".")
@@ -221,13 +227,34 @@ func New(cfg Config, deps Deps) *Server {
 	return s
 }
 
+// newEcho returns an echo with the request id, the panic guard and the JSON error envelope.
+func (s *Server) newEcho() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.httpErrorHandler
+	e.Use(s.requestIDMiddleware, s.recoverMiddleware)
+	return e
+}
+
 // Handler returns the HTTP handler.
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Serve serves on ln until ctx is done, then lets in-flight requests finish (up to ShutdownTimeout).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	return s.serve(ctx, ln, s.echo)
+}
+
+// ServeMetrics serves GET /metrics alone on ln until ctx is done; it needs MetricsOwnListener.
+func (s *Server) ServeMetrics(ctx context.Context, ln net.Listener) error {
+	if s.obs == nil {
+		return errors.New("ServeMetrics needs Config.MetricsOwnListener")
+	}
+	return s.serve(ctx, ln, s.obs)
+}
+
+func (s *Server) serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{
-		Handler:           s.echo,
+		Handler:           h,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		ReadTimeout:       s.cfg.RequestTimeout,
 		WriteTimeout:      s.cfg.RequestTimeout + 10*time.Second,
@@ -237,7 +264,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(jsonErrorListener{Listener: ln, s: s}) }()
 	select {
 	case err := <-errc:
 		return err
@@ -252,6 +279,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	return nil
+}
+
+// metricsHandler writes the Prometheus metrics, behind the bearer token when one is configured.
+func (s *Server) metricsHandler(c echo.Context) error {
+	if s.cfg.MetricsToken != "" && !bearerMatches(c.Request().Header.Get("Authorization"), s.cfg.MetricsToken) {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+		return s.writeError(c, errcode.New(errcode.Unauthorized, "/metrics needs Authorization: Bearer <the metrics token>"))
+	}
+	c.Response().Header().Set(echo.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
+	c.Response().WriteHeader(http.StatusOK)
+	s.metrics.write(c.Response())
 	return nil
 }
 
@@ -278,11 +317,16 @@ const (
 	HeaderRPS              = "Asa-Rps"
 )
 
+// newRequestID returns a fresh request id.
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
 func (s *Server) requestIDMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		id := "req_" + hex.EncodeToString(b[:])
+		id := newRequestID()
 		c.Set("request_id", id)
 		c.Response().Header().Set(HeaderRequestID, id)
 		return next(c)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -168,9 +167,9 @@ func (s *Server) checkUniversal(q url.Values) (universalRequest, *errcode.Error)
 		}
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return universalRequest{}, &errcode.Error{Code: errcode.InvalidParams, Params: unknown,
-			Message: fmt.Sprintf("unknown parameter %s: universal/get takes url, parse and country", strings.Join(unknown, ", "))}
+		shown, text := errcode.Listed(unknown)
+		return universalRequest{}, &errcode.Error{Code: errcode.InvalidParams, Params: shown,
+			Message: fmt.Sprintf("unknown parameter %s: universal/get takes url, parse and country", text)}
 	}
 	var req universalRequest
 	raw := strings.TrimSpace(q.Get("url"))
@@ -273,6 +272,10 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 		out.Attempts = 1
 	}
 	// parse=html returns any page with its status; the extracting modes need a page that is one.
+	if req.Mode != universal.HTML && (resp.Status == http.StatusNotFound || resp.Status == http.StatusGone) {
+		// As on every endpoint: the target says there is no such page.
+		return out, errcode.New(errcode.ProductNotFound, "the target answered HTTP %d: there is no such page (parse=html returns any page with its status)", resp.Status)
+	}
 	if req.Mode != universal.HTML && (resp.Status >= 400 || resp.Status < 200) {
 		return out, &errcode.Error{Code: errcode.TargetUnreachable, Detail: "status",
 			Message: fmt.Sprintf("the target answered HTTP %d (parse=html returns any page with its status)", resp.Status)}

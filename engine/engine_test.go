@@ -145,6 +145,11 @@ func TestErrors(t *testing.T) {
 		{"URL contradicts domain", url.Values{"query": {"https://www.shop.example.de/p/AB1234"}, "domain": {"us"}}, nil, errcode.InvalidParams, "", 0},
 		{"bad bool", url.Values{"query": {"AB1234"}, "add_html": {"maybe"}}, nil, errcode.InvalidParams, "", 0},
 		{"not found", url.Values{"query": {"AB1234"}}, map[string]*fixture.Reply{"page": {Status: 404, Body: []byte("<html><body>gone</body></html>")}}, errcode.ProductNotFound, "", 1},
+		// A 404 or 410 is product_not_found whatever else the page matches (a gallery, a captcha):
+		// only rules that test for the status have a say, and without one the status is the answer.
+		{"410 without a rule", url.Values{"query": {"AB1234"}}, map[string]*fixture.Reply{"page": {Status: 410, Body: []byte("<html><body>gone</body></html>")}}, errcode.ProductNotFound, "", 1},
+		{"404 on a gallery page", url.Values{"query": {"AB1234"}}, map[string]*fixture.Reply{"page": {Status: 404, Body: []byte(`<html><body><div class="gallery-grid"></div></body></html>`)}}, errcode.ProductNotFound, "", 1},
+		{"404 with a captcha form", url.Values{"query": {"AB1234"}}, map[string]*fixture.Reply{"page": {Status: 404, Body: []byte(`<form action="/captcha"></form>`)}}, errcode.ProductNotFound, "", 1},
 		{"captcha every attempt", url.Values{"query": {"AB1234"}}, map[string]*fixture.Reply{"page": reply(`<form action="/captcha"></form>`)}, errcode.TargetUnreachable, "blocked", 2},
 		{"server error", url.Values{"query": {"AB1234"}}, map[string]*fixture.Reply{"page": {Status: 503, Body: []byte("oops")}}, errcode.TargetUnreachable, "status", 1},
 		{"empty page", url.Values{"query": {"AB1234"}}, map[string]*fixture.Reply{"page": reply("")}, errcode.ExtractionFailed, "", 1},

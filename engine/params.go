@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,9 +38,9 @@ func (p *Plan) Params(raw url.Values) (Params, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		e := errcode.New(errcode.InvalidParams, "unknown parameter %s; %s takes %s", strings.Join(unknown, ", "), p.ID, strings.Join(p.paramNames(), ", "))
-		e.Params = unknown
+		shown, text := errcode.Listed(unknown)
+		e := errcode.New(errcode.InvalidParams, "unknown parameter %s; %s takes %s", text, p.ID, strings.Join(p.paramNames(), ", "))
+		e.Params = shown
 		return nil, e
 	}
 	out := Params{}

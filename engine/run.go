@@ -364,7 +364,12 @@ func (r *run) step(st *step) error {
 		if err := r.decodeSources(st, sr); err != nil {
 			return err
 		}
-		rl, err := r.checkRules(st, sr)
+		// On a 404 or 410 the step did not expect, only rules written for that status have a say: a
+		// rule about the page's content (not a results page, no player, HTML where JSON was asked)
+		// matches a not-found page only because that page lacks the content, and the status is the
+		// answer.
+		gone := targetSaysGone(st, sr.status)
+		rl, err := r.checkRules(st, sr, gone)
 		if err != nil {
 			return err
 		}
@@ -375,6 +380,9 @@ func (r *run) step(st *step) error {
 				continue
 			}
 			return &ruleError{rule: rl.id, err: e}
+		}
+		if gone {
+			return &errcode.Error{Code: errcode.ProductNotFound, Message: fmt.Sprintf("the target answered %d: it has no such item", sr.status)}
 		}
 		if !statusOK(st, sr.status) {
 			return &errcode.Error{Code: errcode.TargetUnreachable, Message: fmt.Sprintf("the target answered %d", sr.status), Detail: "status"}
@@ -401,6 +409,31 @@ func (r *run) step(st *step) error {
 		msg += " (" + lastBlock.Detail + ")"
 	}
 	return &ruleError{rule: lastRule, err: &errcode.Error{Code: errcode.TargetUnreachable, Message: msg, Detail: "blocked"}}
+}
+
+// targetSaysGone is true when the target answered 404 or 410 and the step does not expect it: the
+// target says the item does not exist, whatever the endpoint (spec 7, product_not_found). A step
+// that lists 404 in expect_status reads the page itself (Amazon's not-found page is a 404 with a
+// body worth checking) and its rules decide.
+func targetSaysGone(st *step, status int) bool {
+	return (status == http.StatusNotFound || status == http.StatusGone) && !statusOK(st, status)
+}
+
+// namesStatus is true when the matcher, or one of its all/any parts, tests for status: such a rule
+// was written for that status and keeps its say.
+func (m *matcher) namesStatus(status int) bool {
+	if m == nil {
+		return false
+	}
+	if slices.Contains(m.status, status) {
+		return true
+	}
+	for _, sub := range append(slices.Clip(m.all), m.any...) {
+		if sub.namesStatus(status) {
+			return true
+		}
+	}
+	return false
 }
 
 func statusOK(st *step, status int) bool {
@@ -566,10 +599,14 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 	return nil
 }
 
-// checkRules returns the first rule matching a response.
-func (r *run) checkRules(st *step, sr *stepResult) (*rule, error) {
+// checkRules returns the first rule matching a response; with statusOnly, the first of those whose
+// matcher tests for the response's status.
+func (r *run) checkRules(st *step, sr *stepResult, statusOnly bool) (*rule, error) {
 	for _, rl := range r.plan.rules {
 		if rl.step >= 0 && rl.step != st.index {
+			continue
+		}
+		if statusOnly && !rl.match.namesStatus(sr.status) {
 			continue
 		}
 		if r.matches(rl.match, sr) {

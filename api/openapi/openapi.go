@@ -171,7 +171,7 @@ func (g *gen) document() obj {
 			{"description", g.infoDescription()},
 		}},
 		{"servers", []any{obj{{"url", server}}}},
-		{"security", []any{obj{{"api_key", []any{}}}, obj{{"api_key_header", []any{}}}}},
+		{"security", []any{obj{{"api_key", []any{}}}, obj{{"api_key_header", []any{}}}, obj{{"bearer", []any{}}}}},
 		{"tags", tags},
 		{"paths", paths},
 		{"webhooks", obj{{"batch.completed", g.webhook()}}},
@@ -180,7 +180,9 @@ func (g *gen) document() obj {
 				{"api_key", obj{{"type", "apiKey"}, {"in", "query"}, {"name", "api_key"},
 					{"description", "The key as the api_key query parameter (the contract). asa_live_ keys fetch real pages and are billed; asa_test_ (sandbox) keys are answered from fixture pages, never billed."}}},
 				{"api_key_header", obj{{"type", "apiKey"}, {"in", "header"}, {"name", "X-API-Key"},
-					{"description", "The same key in a header, which keeps it out of URL logs. Both with different values is 400 invalid_params."}}},
+					{"description", "The same key in a header, which keeps it out of URL logs. Different keys in two places is 400 invalid_params."}}},
+				{"bearer", obj{{"type", "http"}, {"scheme", "bearer"},
+					{"description", "The same key as Authorization: Bearer <key>. Different keys in two places is 400 invalid_params."}}},
 			}},
 			{"headers", g.headers()},
 			{"schemas", g.schemas},
@@ -212,7 +214,9 @@ func (g *gen) headers() obj {
 		{"Asa-Attempts", h("Internal attempts, retries included.", integer)},
 		{"Asa-Concurrency", h("<in flight>/<allowed> for the key.", str)},
 		{"Asa-Rps", h("<admitted in the last second>/<sustained ceiling> for the key.", str)},
-		{"Retry-After", h("Seconds to wait before retrying.", integer)},
+		{"Retry-After", h("Seconds to wait before retrying: computed from every limit that refuses, so a request sent exactly that much later is admitted unless another request of the key took the room first.", integer)},
+		{"RateLimit-Policy", h(`The key's limits as IETF quota policies (draft-ietf-httpapi-ratelimit-headers): "concurrency";q=<in flight>;qu="concurrent-requests", "sustained";q=<RPS>;w=1, "burst";q=<window ceiling>;w=3.`, str)},
+		{"RateLimit", h(`What each policy has left now: "concurrency";r=<free slots>, "sustained";r=<tokens, at most RPS>;t=<seconds>, "burst";r=<room in the last 3 s>;t=<seconds>. With r=0, t is the wait until that policy admits one more.`, str)},
 		{"Asa-Sandbox-Case", h("Sandbox keys only: the name of the fixture case that answered (see the sandbox_case parameter).", str)},
 	}
 }
@@ -288,13 +292,11 @@ func (g *gen) endpointOperation(id string) obj {
 	schemaName := id
 	g.schemas.set(schemaName, g.outputSchema(id, ep))
 
-	// Error responses: what every scrape can answer, plus the codes this endpoint's rules produce.
+	// Error responses: what every scrape can answer (a target's 404 is product_not_found on every
+	// endpoint), plus the codes this endpoint's rules produce.
 	codes502 := []errcode.Code{errcode.TargetUnreachable, errcode.ExtractionFailed}
-	notFound := false
 	for _, c := range plan.RuleCodes() {
 		switch c {
-		case errcode.ProductNotFound:
-			notFound = true
 		case errcode.IDMismatch, errcode.GenericGalleryPage:
 			codes502 = append(codes502, c)
 		}
@@ -311,15 +313,15 @@ func (g *gen) endpointOperation(id string) obj {
 			{"Asa-Concurrency", hdr("Asa-Concurrency")},
 			{"Asa-Rps", hdr("Asa-Rps")},
 			{"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")},
+			{"RateLimit-Policy", hdr("RateLimit-Policy")},
+			{"RateLimit", hdr("RateLimit")},
 		}},
 		{"content", obj{{"application/json", obj{{"schema", ref(schemaName)}}}}},
 	}}}
 	g.addErrors(&responses, errcode.InvalidParams)
 	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
 	g.addErrors(&responses, errcode.InsufficientCredits)
-	if notFound {
-		g.addErrors(&responses, errcode.ProductNotFound)
-	}
+	g.addErrors(&responses, errcode.ProductNotFound)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
 	g.addErrors(&responses, errcode.NotImplemented)
@@ -539,6 +541,8 @@ func (g *gen) addErrors(responses *obj, codes ...errcode.Code) {
 	headers := obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}}
 	if info.Status == 429 {
 		headers.set("Retry-After", hdr("Retry-After"))
+		headers.set("RateLimit-Policy", hdr("RateLimit-Policy"))
+		headers.set("RateLimit", hdr("RateLimit"))
 	}
 	resp := obj{
 		{"description", strings.Join(lines, "\n\n")},
@@ -572,7 +576,7 @@ func (g *gen) commonSchemas() {
 			{"docs_url", obj{{"type", "string"}, {"format", "uri"}}},
 			{"request_id", str},
 			{"retryable", obj{{"type", "boolean"}, {"description", "false on product_not_found."}}},
-			{"params", obj{{"type", "array"}, {"items", str}, {"description", "The parameters at fault (invalid_params, not_implemented)."}}},
+			{"params", obj{{"type", "array"}, {"items", str}, {"description", "The parameters at fault (invalid_params, not_implemented); at most 20, sorted, the message counting the rest."}}},
 			{"detail", obj{{"type", "string"}, {"description", "target_unreachable: blocked, timeout, connection, status, forbidden, too_large, too_many_redirects, encoding."}}},
 		}},
 		{"required", []any{"error", "message", "docs_url", "request_id"}},
@@ -693,12 +697,14 @@ func (g *gen) universalOperation() obj {
 	responses := obj{{"200", obj{
 		{"description", "The page, by parse mode."},
 		{"headers", obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}, {"Asa-Resolved-Url", hdr("Asa-Resolved-Url")},
-			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}, {"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")}}},
+			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}, {"Asa-Concurrency", hdr("Asa-Concurrency")},
+			{"Asa-Rps", hdr("Asa-Rps")}, {"RateLimit-Policy", hdr("RateLimit-Policy")}, {"RateLimit", hdr("RateLimit")}, {"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")}}},
 		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}}}},
 	}}}
 	g.addErrors(&responses, errcode.InvalidParams)
 	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
 	g.addErrors(&responses, errcode.InsufficientCredits)
+	g.addErrors(&responses, errcode.ProductNotFound)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
 	g.addErrors(&responses, errcode.NotImplemented)

@@ -35,6 +35,10 @@ type serveConfig struct {
 	BatchConcurrency int `yaml:"batch_concurrency"`
 	// Workspaces are created, or brought to the plan given here, at every start (file only).
 	Workspaces []workspaceConfig `yaml:"workspaces"`
+	// MetricsAddr serves /metrics on its own listener (a private interface) instead of the API's;
+	// MetricsToken makes /metrics require Authorization: Bearer TOKEN wherever it is served.
+	MetricsAddr  string `yaml:"metrics_addr"`
+	MetricsToken string `yaml:"metrics_token"`
 }
 
 type proxyConfig struct {
@@ -59,6 +63,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
+	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -78,6 +83,8 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	farmAddr := fl.String("farm", "", "send every target request to this target farm IP:PORT instead of the internet (env ASA_FARM)")
 	farmCA := fl.String("farm-ca", "", "PEM file of the farm's test CA, written by asa farm --ca-out (env ASA_FARM_CA)")
 	batchConc := fl.Int("batch-concurrency", 0, "batch items in flight on this node, apart from every key's limits (env ASA_BATCH_CONCURRENCY; default 64)")
+	metricsAddr := fl.String("metrics-addr", "", "serve /metrics on this HOST:PORT instead of the API's address (env ASA_METRICS_ADDR)")
+	metricsToken := fl.String("metrics-token", "", "require Authorization: Bearer TOKEN on /metrics (env ASA_METRICS_TOKEN, which keeps it out of ps)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -137,6 +144,12 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *batchConc != 0 {
 		cfg.BatchConcurrency = *batchConc
 	}
+	if *metricsAddr != "" {
+		cfg.MetricsAddr = *metricsAddr
+	}
+	if *metricsToken != "" {
+		cfg.MetricsToken = *metricsToken
+	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
 	}
@@ -180,6 +193,10 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.FarmAddr = v
 	case "farm_ca":
 		cfg.FarmCA = v
+	case "metrics_addr":
+		cfg.MetricsAddr = v
+	case "metrics_token":
+		cfg.MetricsToken = v
 	case "batch_concurrency":
 		n, err := strconv.Atoi(v)
 		if err != nil {

@@ -92,7 +92,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer webhooks.Close()
 	backend := api.NewStoreBackend(db, nil)
-	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout},
+	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
+		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db},
@@ -102,6 +103,24 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		log.Error("listening", "addr", cfg.Addr, "err", err)
 		return 1
+	}
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			log.Error("listening for /metrics", "addr", cfg.MetricsAddr, "err", err)
+			return 1
+		}
+		// Its own context: if the API's Serve fails, the metrics listener must stop too.
+		mctx, stop := context.WithCancel(ctx)
+		metricsDone := make(chan error, 1)
+		go func() { metricsDone <- srv.ServeMetrics(mctx, mln) }()
+		defer func() {
+			stop()
+			if err := <-metricsDone; err != nil {
+				log.Error("serving /metrics", "err", err)
+			}
+		}()
+		log.Info("serving /metrics", "addr", mln.Addr().String(), "token", cfg.MetricsToken != "")
 	}
 	go purgeRevoked(ctx, db, log)
 	batches := make(chan error, 1)

@@ -5,7 +5,10 @@ package errcode
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
+	"unicode/utf8"
 )
 
 // Code is an error code of the API (spec section 7) or one of the project's documented additions.
@@ -20,6 +23,7 @@ const (
 	InsufficientCredits Code = "insufficient_credits"
 	ProductNotFound     Code = "product_not_found"
 	NotFound            Code = "not_found"
+	MethodNotAllowed    Code = "method_not_allowed"
 	RateLimited         Code = "rate_limited"
 	NotImplemented      Code = "not_implemented"
 	TargetUnreachable   Code = "target_unreachable"
@@ -48,6 +52,7 @@ var catalogue = map[Code]Info{
 	InsufficientCredits: {402, false, false, "The workspace's monthly credit allowance is spent."},
 	ProductNotFound:     {404, false, true, "The target says the item does not exist (delisted, malformed or absent in the region)."},
 	NotFound:            {404, false, false, "No such endpoint or resource on this API."},
+	MethodNotAllowed:    {405, false, false, "The path exists but not for this HTTP method; the Allow header lists the methods it takes."},
 	Conflict:            {409, false, false, "The request conflicts with an earlier one (an idempotency key reused with another body)."},
 	UnsupportedMedia:    {415, false, false, "The request body must be sent with Content-Type: application/json."},
 	RateLimited:         {429, true, false, "The key's concurrency or request-rate ceiling is exceeded; retry after Retry-After seconds."},
@@ -131,4 +136,33 @@ func Of(err error) Code {
 		return e.Code
 	}
 	return InternalError
+}
+
+// MaxListed is the most names an error lists (unknown parameters, for one): a request with
+// thousands of them gets an answer of bounded size, with a count of the rest.
+const MaxListed = 20
+
+// maxListedLen cuts each listed name: a parameter name can be as long as the URL.
+const maxListedLen = 64
+
+// Listed sorts names and returns at most MaxListed of them, each cut at 64 bytes, and their text
+// for a message: "a, b, c", or "a, b, ... and 30 more".
+func Listed(names []string) ([]string, string) {
+	names = slices.Clone(names)
+	slices.Sort(names)
+	shown := names[:min(len(names), MaxListed)]
+	for i, n := range shown {
+		if len(n) > maxListedLen {
+			cut := maxListedLen
+			for cut > 0 && !utf8.RuneStart(n[cut]) {
+				cut--
+			}
+			shown[i] = n[:cut] + "..."
+		}
+	}
+	text := strings.Join(shown, ", ")
+	if rest := len(names) - len(shown); rest > 0 {
+		text += fmt.Sprintf(", ... and %d more", rest)
+	}
+	return shown, text
 }
