@@ -366,12 +366,14 @@ func mergeByID(objs []map[string]any) []map[string]any {
 }
 
 // lend copies to dst the keys of src it lacks when their types agree, and reports whether it did.
+// "@graph" is never lent: its members are top-level objects already, and a top-level object is
+// reachable from nothing but an "@graph", so no merge can make an object hold itself.
 func lend(dst, src map[string]any) bool {
 	if len(src) < 2 || !typesAgree(dst, src) {
 		return false
 	}
 	for k, v := range src {
-		if _, ok := dst[k]; !ok {
+		if _, ok := dst[k]; !ok && k != "@graph" {
 			dst[k] = v
 		}
 	}
