@@ -78,6 +78,10 @@ func TestScriptJSON(t *testing.T) {
 		{"tag before value", `x = </script><script>{"a":1}`, `x\s*=`, nil, nil},
 		{"empty regexp", `{"a":1}`, ``, map[string]any{"a": 1.0}, nil},
 		{"unbalanced", `x = {"a":[1,2}`, `x\s*=`, nil, errUnbalanced},
+		{"15 broken values then a good one", strings.Repeat(`x = {"a":[1,2}`+"\n", maxFailedValues-1) + `x = {"a":1}`, `x\s*=`, map[string]any{"a": 1.0}, nil},
+		// Each broken value scans to the end of the body; the tries are bounded, so the work is linear.
+		{"16 broken values: no more tries", strings.Repeat(`x = {"a":[1,2}`+"\n", maxFailedValues) + `x = {"a":1}`, `x\s*=`, nil, errUnbalanced},
+		{"matches without a value are not tries", strings.Repeat(`x = null;`, 100) + `x = {"a":1}`, `x\s*=`, map[string]any{"a": 1.0}, nil},
 		{"bad value then good one", `f(a.ytInitialData, function(){ return 1 }); var ytInitialData = {"ok":true};`, `ytInitialData`, map[string]any{"ok": true}, nil},
 		{"first decoding error reported", `x = {bad}; x = [1,}`, `x\s*=`, nil, errAny},
 		{"not json", `x = {a: 1};`, `x\s*=`, nil, errAny},
