@@ -138,7 +138,8 @@ only: a reading the text itself rules out never wins, because storefronts mix co
 
 **Regular expressions** use Go's RE2 syntax (linear time, no backreferences). Write patterns in
 backquotes so that backslashes need no escaping: ` + "``reFind(value, `(\\d+) ratings`)``" + `. An invalid literal
-pattern is an error when the sitedef loads; compiled patterns are cached per process.
+pattern is an error when the sitedef loads; compiled patterns are cached per process. A pattern is at
+most ` + strconv.Itoa(MaxPattern) + ` bytes, also one computed at run time.
 
 **Bounded input.** A value parser reads a value, not a page: text longer than ` + strconv.Itoa(MaxNumberText) + ` bytes gives
 ` + "`nil`" + ` from parseNumber, parsePrice, parseCurrency, parseCount, parseInt, digits, toInt, toFloat and

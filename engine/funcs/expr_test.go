@@ -266,6 +266,22 @@ func TestRegexErrors(t *testing.T) {
 	if err := s.ValidatePattern(`(?i)asin: ([A-Z0-9]{10})`); err != nil {
 		t.Error(err)
 	}
+	// A pattern's length is capped, literal or computed from page data: RE2's work is the text's
+	// length times the pattern's.
+	long := strings.Repeat("a", MaxPattern)
+	if err := s.ValidatePattern(long); err != nil {
+		t.Errorf("a pattern of MaxPattern bytes: %v", err)
+	}
+	cached := s.re.len()
+	if err := s.ValidatePattern(long + "a"); err == nil {
+		t.Error("a pattern over MaxPattern bytes compiled")
+	}
+	if _, err := run(t, s, `reFind("aaa", p + "a")`, map[string]any{"p": long}); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("computed pattern over MaxPattern: %v", err)
+	}
+	if n := s.re.len(); n != cached {
+		t.Errorf("refused patterns are cached: %d entries, was %d", n, cached)
+	}
 }
 
 func TestLiteralPatternsCheckedAtCompile(t *testing.T) {

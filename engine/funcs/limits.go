@@ -12,8 +12,9 @@ package funcs
 //
 // The text functions (normSpace, stripTags, splitLines, between, truncate, unescapeHTML), the URL
 // functions and the data functions take whole texts and documents by design; each is one pass (or
-// a bounded number of passes) over its input instead. Regular expressions are RE2: linear in the
-// input for a given pattern.
+// a bounded number of passes) over its input instead. Regular expressions are RE2: their work is
+// the text's length times the pattern's, and MaxPattern bounds the pattern (a pattern can be
+// built from page data at run time), so it is linear in the text.
 const (
 	// MaxNumberText caps parseNumber, parsePrice, parseCurrency, parseCount, parseInt, digits,
 	// toInt, toFloat and fromUnix on text (bytes).
@@ -22,4 +23,8 @@ const (
 	MaxDateText = 512
 	// MaxDurationText caps parseDuration on text (bytes).
 	MaxDurationText = 256
+	// MaxPattern caps the patterns of reFind, reFindAll, reMatch and reReplace (bytes): a longer
+	// one is an error, at load for a literal, at run time for a computed one. The longest pattern
+	// of the shipped sitedefs is under 200 bytes.
+	MaxPattern = 4096
 )
