@@ -381,13 +381,15 @@ func TestCorpusJSONLD(t *testing.T) {
 }
 
 // Every JSON-LD block of every HTML page of the corpus decodes to at least one object: what
-// JSONLD skips, a lenient reader must have had no way to read.
+// JSONLD skips, a lenient reader must have had no way to read. And every type a block names, at
+// any depth, is found by FindJSONLD.
 func TestCorpusJSONLDBlocks(t *testing.T) {
 	dir := corpusDir(t)
 	if testing.Short() {
 		t.Skip("short")
 	}
-	var blocks, pages int
+	typeRE := regexp.MustCompile(`"@type"\s*:\s*"([^"]+)"`)
+	var blocks, pages, types int
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".html" {
 			return err
@@ -399,6 +401,7 @@ func TestCorpusJSONLDBlocks(t *testing.T) {
 		rel, _ := filepath.Rel(dir, p)
 		doc, _ := parseCorpus(t, dir, filepath.ToSlash(rel))
 		pages++
+		named := map[string]bool{}
 		walkHTML(doc, func(n *html.Node) {
 			if n.Type != html.ElementNode || n.DataAtom != atom.Script || !isLDScript(n) {
 				return
@@ -415,13 +418,23 @@ func TestCorpusJSONLDBlocks(t *testing.T) {
 			if len(objs) == 0 {
 				t.Errorf("%s: JSON-LD block of %d bytes yields nothing: %.120q", rel, len(src), src)
 			}
+			for _, m := range typeRE.FindAllStringSubmatch(src, -1) {
+				named[lastSegment(m[1])] = true
+			}
 		})
+		objs := JSONLD(doc)
+		for typ := range named {
+			types++
+			if FindJSONLD(objs, typ) == nil {
+				t.Errorf("%s: the JSON-LD names a %s that FindJSONLD does not find", rel, typ)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d JSON-LD blocks on %d pages", blocks, pages)
+	t.Logf("%d JSON-LD blocks on %d pages; %d types named, each found", blocks, pages, types)
 }
 
 // dig follows keys through nested JSON objects.

@@ -289,6 +289,7 @@ func walkNested(objs []map[string]any, fn func(map[string]any) bool) {
 	for _, o := range objs {
 		queue = append(queue, item{o, 0})
 	}
+	var keys []string // reused: the keys of one map that hold objects or arrays
 	seen := 0
 	for i := 0; i < len(queue); i++ {
 		it := queue[i]
@@ -299,16 +300,25 @@ func walkNested(objs []map[string]any, fn func(map[string]any) bool) {
 					return
 				}
 			}
-			if it.depth < maxNestDepth {
-				for _, k := range sortedKeys(v) {
-					if k != "@graph" || it.depth > 0 {
-						queue = append(queue, item{v[k], it.depth + 1})
-					}
+			if it.depth >= maxNestDepth {
+				continue
+			}
+			keys = keys[:0]
+			for k, e := range v {
+				if isContainer(e) && (k != "@graph" || it.depth > 0) {
+					keys = append(keys, k)
 				}
 			}
+			slices.Sort(keys) // so that "first" is the same on every run
+			for _, k := range keys {
+				queue = append(queue, item{v[k], it.depth + 1})
+			}
 		case []any:
-			if it.depth < maxNestDepth {
-				for _, e := range v {
+			if it.depth >= maxNestDepth {
+				continue
+			}
+			for _, e := range v {
+				if isContainer(e) {
 					queue = append(queue, item{e, it.depth + 1})
 				}
 			}
@@ -316,13 +326,12 @@ func walkNested(objs []map[string]any, fn func(map[string]any) bool) {
 	}
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+func isContainer(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
 	}
-	slices.Sort(keys)
-	return keys
+	return false
 }
 
 // mergeByID merges the nodes of objs that share an "@id": every object with that @id, top-level or
