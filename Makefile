@@ -93,8 +93,8 @@ FUZZPKGS ?= ./...
 ## fuzz coordinator ends with "context deadline exceeded" and no failing input (Go 1.26 can end a
 ## healthy run so) is retried once.
 fuzz:
-	@results=(); failed=0; log=$$(mktemp); \
-	for pkg in $$($(GO) list $(FUZZPKGS)); do \
+	@pkgs=$$($(GO) list $(FUZZPKGS)) || exit 1; results=(); failed=0; log=$$(mktemp); \
+	for pkg in $$pkgs; do \
 	  if ! targets=$$($(GO) test -list '^Fuzz' $$pkg 2>&1); then \
 	    echo "$$targets"; results+=("FAIL  $$pkg (does not build)"); failed=$$((failed+1)); continue; \
 	  fi; \
