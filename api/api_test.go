@@ -328,6 +328,13 @@ func TestRevocationIsImmediate(t *testing.T) {
 	}
 }
 
+// targetHits is how many requests the target has received.
+func (e *env) targetHits() int {
+	e.target.mu.Lock()
+	defer e.target.mu.Unlock()
+	return e.target.hits
+}
+
 func TestConcurrencyCeiling(t *testing.T) {
 	e := start(t, store.PlanFree, 0) // 10 in flight, burst 10
 	p := "/api/v1/shop/product?api_key=" + e.live.String() + "&query=HOLD01"
@@ -342,21 +349,17 @@ func TestConcurrencyCeiling(t *testing.T) {
 		}()
 	}
 	// Wait until all ten hold their slots at the target.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		e.target.mu.Lock()
-		n := e.target.hits
-		e.target.mu.Unlock()
-		if n >= 10 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	for e.targetHits() < 10 {
+		time.Sleep(5 * time.Millisecond) // poll; not a bound
 	}
-	// The ten still hold their slots (the target releases them only below), so an answer at all
-	// shows the 11th was refused at once rather than queued for a slot: no clock needed.
+	// The refusal comes while all ten still hold their slots (the target answers none of them
+	// before hold is closed): request 11 did not wait for a slot.
 	r := e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=AB1234")
 	if r.status != 429 || r.body["error"] != "rate_limited" || r.header.Get("Retry-After") == "" {
 		t.Errorf("request 11: %d %s", r.status, r.raw)
+	}
+	if n := e.targetHits(); n != 10 {
+		t.Errorf("target hits %d while the ten are held, want 10", n)
 	}
 	close(e.target.hold)
 	wg.Wait()
@@ -423,15 +426,8 @@ func TestGracefulShutdown(t *testing.T) {
 	e := start(t, store.PlanFree, 0)
 	got := make(chan reply, 1)
 	go func() { got <- e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=HOLD02") }()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		e.target.mu.Lock()
-		n := e.target.hits
-		e.target.mu.Unlock()
-		if n > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	for e.targetHits() == 0 {
+		time.Sleep(5 * time.Millisecond) // poll; not a bound
 	}
 	e.cancel() // what SIGTERM does in asa serve
 	time.Sleep(100 * time.Millisecond)

@@ -121,15 +121,19 @@ func TestDashboardInChromium(t *testing.T) {
 		<-done
 		_ = serve.Wait()
 	}()
+	// Poll until ready, or until asa serve ends (its stderr closes): no deadline to outrun.
 	ready := false
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for !ready {
 		if resp, err := http.Get(base + "/readyz"); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				ready = true
-				break
-			}
+			ready = resp.StatusCode == http.StatusOK
 		}
+		select {
+		case <-done:
+		case <-time.After(50 * time.Millisecond): // poll; not a bound
+			continue
+		}
+		break
 	}
 	if !ready {
 		t.Fatalf("asa serve did not become ready:\n%s", logs.String())

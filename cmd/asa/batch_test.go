@@ -30,16 +30,23 @@ func TestBatchCommands(t *testing.T) {
 			t.Errorf("serve exited %d: %s", code, stderr.String())
 		}
 	}()
+	// Poll until the key is printed and the listener is up, or until serve ends: no deadline to
+	// outrun.
 	var key string
-	deadline := time.Now().Add(20 * time.Second)
-	for key == "" && time.Now().Before(deadline) {
+	for exited := false; key == "" && !exited; {
 		if m := regexp.MustCompile(`sandbox key: (\S+)`).FindStringSubmatch(stdout.String()); m != nil {
 			if c, err := net.Dial("tcp", addr); err == nil {
 				c.Close()
 				key = m[1]
+				break
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case code := <-done:
+			done <- code
+			exited = true
+		case <-time.After(10 * time.Millisecond): // poll; not a bound
+		}
 	}
 	if key == "" {
 		t.Fatalf("serve did not start: %s", stderr.String())

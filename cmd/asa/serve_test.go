@@ -57,9 +57,10 @@ func TestServeFirstRunSandbox(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--log-format", "json"}, stdout, stderr)
 	}()
+	// Poll until the curl line is printed and the listener is up, or until serve ends: no
+	// deadline to outrun.
 	var curl string
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	for exited := false; curl == "" && !exited; {
 		if m := regexp.MustCompile(`curl '([^']+)'`).FindStringSubmatch(stdout.String()); m != nil {
 			if c, err := net.Dial("tcp", addr); err == nil {
 				c.Close()
@@ -67,7 +68,12 @@ func TestServeFirstRunSandbox(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case code := <-done:
+			done <- code
+			exited = true
+		case <-time.After(20 * time.Millisecond): // poll; not a bound
+		}
 	}
 	if curl == "" {
 		cancel()

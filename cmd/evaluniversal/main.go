@@ -169,16 +169,19 @@ func news(corpus string, verbose bool, w io.Writer) error {
 	return nil
 }
 
-// NewsPages lists the article pages of corpus/news (not the expected outputs).
+// NewsPages lists the article pages of corpus/news that have Readability's expected article
+// (page.expected.html beside page.html). The other news pages carry other expectations (the
+// Postlight parser's page.expected.json) that this measure does not read.
 func NewsPages(corpus string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(corpus, "news", "*", "*.html"))
+	files, err := filepath.Glob(filepath.Join(corpus, "news", "*", "*.expected.html"))
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, f := range files {
-		if !strings.HasSuffix(f, ".expected.html") {
-			out = append(out, f)
+		page := strings.TrimSuffix(f, ".expected.html") + ".html"
+		if _, err := os.Stat(page); err == nil {
+			out = append(out, page)
 		}
 	}
 	sort.Strings(out)

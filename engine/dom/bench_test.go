@@ -97,3 +97,34 @@ func BenchmarkScriptJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkJSONLD reads the JSON-LD of every corpus page that has some (parsed beforehand); one op
+// is every page once.
+func BenchmarkJSONLD(b *testing.B) {
+	dir := corpusDir(b)
+	pages, _ := filepath.Glob(filepath.Join(dir, "*", "*.html"))
+	more, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.html"))
+	var docs []*html.Node
+	for _, p := range append(pages, more...) {
+		raw, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(raw, []byte("ld+json")) {
+			continue
+		}
+		body, err := ToUTF8(raw, "")
+		if err != nil {
+			continue
+		}
+		if doc, err := ParseHTML(body); err == nil {
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) == 0 {
+		b.Skip("no corpus page with JSON-LD")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range docs {
+			FindJSONLD(JSONLD(d), "Product")
+		}
+	}
+}

@@ -2,6 +2,7 @@ package dom
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // corpusDir returns the real-page corpus (read-only, never copied into the repository):
@@ -63,18 +65,87 @@ func xpathText(t *testing.T, doc any, expr string) string {
 	return Text(nav)
 }
 
-// Every HTML and XML page of the corpus converts, parses, and yields text and JSON-LD.
+// manifestRow is a row of the corpus's MANIFEST.tsv: what a file is, as its collector describes it.
+type manifestRow struct {
+	kind, resource, notes string
+}
+
+// fragment reports whether the file is not a whole page: a DOM fragment or an embedded-data blob
+// cut out of one, as the row's resource or notes say.
+func (r manifestRow) fragment() bool {
+	return strings.Contains(strings.ToLower(r.resource+" "+r.notes), "fragment")
+}
+
+// expected reports whether the file is someone's expected output, not a page.
+func (r manifestRow) expected() bool {
+	return strings.HasSuffix(r.resource, "expected") || strings.Contains(r.notes, "EXPECTED OUTPUT")
+}
+
+// readManifest reads dir/MANIFEST.tsv; a file without a row gets the strict checks.
+func readManifest(t *testing.T, dir string) map[string]manifestRow {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "MANIFEST.tsv"))
+	if err != nil {
+		t.Logf("no MANIFEST.tsv: every file is checked as a whole page: %v", err)
+		return nil
+	}
+	rows := map[string]manifestRow{}
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, "\t")
+		if i == 0 || len(f) < 9 {
+			continue
+		}
+		rows[f[0]] = manifestRow{kind: f[2], resource: f[3], notes: f[8]}
+	}
+	return rows
+}
+
+// assignRE marks the value of a script assignment: window._initialData = {...}, var x = [...].
+var assignRE = regexp.MustCompile(`[\w$\]"']\s*=`)
+
+// scriptData decodes the JSON value each script of a fragment assigns, and counts those that
+// decode to a non-empty object or array.
+func scriptData(doc *html.Node) (scripts, values int) {
+	walkHTML(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.DataAtom != atom.Script {
+			return
+		}
+		scripts++
+		v, err := ScriptJSON([]byte(scriptText(n)), assignRE)
+		switch v := v.(type) {
+		case map[string]any:
+			if err == nil && len(v) > 0 {
+				values++
+			}
+		case []any:
+			if err == nil && len(v) > 0 {
+				values++
+			}
+		}
+	})
+	return scripts, values
+}
+
+// Every HTML and XML page of the corpus converts, parses, and yields text and JSON-LD. A fragment
+// (a MANIFEST row says so) is checked for what it is: a DOM fragment yields text; an embedded-data
+// fragment, only a script, yields the data its script assigns. Expected outputs are not pages.
 func TestCorpusAll(t *testing.T) {
 	dir := corpusDir(t)
 	if testing.Short() {
 		t.Skip("short")
 	}
-	var pages int
+	manifest := readManifest(t, dir)
+	var pages, fragments, unlisted int
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		row, listed := manifest[rel]
+		if !listed && rel != "MANIFEST.tsv" && rel != "README.md" {
+			unlisted++
+		}
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			return err
@@ -95,7 +166,17 @@ func TestCorpusAll(t *testing.T) {
 				t.Errorf("%s: ParseHTML: %v", rel, err)
 				return nil
 			}
-			if Text(Navigator(doc)) == "" && len(body) > 5000 {
+			hasText := Text(Navigator(doc)) != ""
+			switch {
+			case row.fragment():
+				fragments++
+				if hasText {
+					break
+				}
+				if scripts, values := scriptData(doc); scripts == 0 || values != scripts {
+					t.Errorf("%s: a fragment with no text, and %d of its %d scripts assign data", rel, values, scripts)
+				}
+			case !hasText && len(body) > 5000:
 				t.Errorf("%s: no text", rel)
 			}
 			_ = JSONLD(doc)
@@ -110,7 +191,7 @@ func TestCorpusAll(t *testing.T) {
 				t.Errorf("%s: no text", rel)
 			}
 		case ".json":
-			if strings.Contains(rel, "expected") || strings.HasSuffix(rel, ".meta.json") {
+			if row.expected() || !listed && (strings.Contains(rel, "expected") || strings.HasSuffix(rel, ".meta.json")) {
 				return nil
 			}
 			pages++
@@ -123,7 +204,7 @@ func TestCorpusAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d pages", pages)
+	t.Logf("%d pages, %d of them fragments; %d files without a MANIFEST row", pages, fragments, unlisted)
 }
 
 func TestCorpusCharsets(t *testing.T) {
@@ -249,28 +330,41 @@ func TestCorpusYouTube(t *testing.T) {
 
 func TestCorpusJSONLD(t *testing.T) {
 	dir := corpusDir(t)
-	// Every recipe page whose HTML carries a JSON-LD Recipe yields it, with a name.
+	// Every recipe page whose HTML carries a JSON-LD Recipe yields it, with a name; where
+	// recipe-scrapers' expected output has a title, the name is that title, or one holds the other
+	// (a site's "... Recipe - Site" against the bare title, or the reverse).
 	pages, _ := filepath.Glob(filepath.Join(dir, "recipes", "*", "*.html"))
-	var found int
+	recipeRE := regexp.MustCompile(`"@type"\s*:\s*\[?\s*"(?i:Recipe)"`)
+	var found, titled int
 	for _, p := range pages {
 		rel, _ := filepath.Rel(dir, p)
 		doc, body := parseCorpus(t, dir, filepath.ToSlash(rel))
 		r := FindJSONLD(JSONLD(doc), "Recipe")
 		if r == nil {
-			if bytes.Contains(body, []byte("ld+json")) && regexp.MustCompile(`"@type"\s*:\s*\[?\s*"Recipe"`).Match(body) {
+			if bytes.Contains(body, []byte("ld+json")) && recipeRE.Match(body) {
 				t.Errorf("%s: JSON-LD Recipe not found", rel)
 			}
 			continue
 		}
 		found++
-		if name, _ := r["name"].(string); name == "" {
+		name, _ := r["name"].(string)
+		if name == "" {
 			t.Errorf("%s: Recipe without name", rel)
+			continue
+		}
+		var exp struct{ Title string }
+		if b, err := os.ReadFile(strings.TrimSuffix(p, ".html") + ".expected.json"); err == nil && json.Unmarshal(b, &exp) == nil && exp.Title != "" {
+			titled++
+			n, e := collapse(html.UnescapeString(name)), collapse(exp.Title)
+			if !strings.Contains(n, e) && !strings.Contains(e, n) {
+				t.Errorf("%s: Recipe name %q, expected title %q", rel, name, exp.Title)
+			}
 		}
 	}
-	if len(pages) > 0 && found < 30 {
-		t.Errorf("only %d of %d recipe pages have a JSON-LD Recipe", found, len(pages))
+	if len(pages) > 0 && (found < 30 || titled < found/2) {
+		t.Errorf("only %d of %d recipe pages have a JSON-LD Recipe, %d with an expected title", found, len(pages), titled)
 	}
-	t.Logf("%d of %d recipe pages have a JSON-LD Recipe", found, len(pages))
+	t.Logf("%d of %d recipe pages have a JSON-LD Recipe, %d checked against an expected title", found, len(pages), titled)
 
 	// Blocks real pages break, recovered by the lenient decoder.
 	for _, tt := range []struct{ page, typ string }{
@@ -284,6 +378,63 @@ func TestCorpusJSONLD(t *testing.T) {
 			t.Errorf("%s: no JSON-LD %s", tt.page, tt.typ)
 		}
 	}
+}
+
+// Every JSON-LD block of every HTML page of the corpus decodes to at least one object: what
+// JSONLD skips, a lenient reader must have had no way to read. And every type a block names, at
+// any depth, is found by FindJSONLD.
+func TestCorpusJSONLDBlocks(t *testing.T) {
+	dir := corpusDir(t)
+	if testing.Short() {
+		t.Skip("short")
+	}
+	typeRE := regexp.MustCompile(`"@type"\s*:\s*"([^"]+)"`)
+	var blocks, pages, types int
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".html" {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(raw, []byte("ld+json")) {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		doc, _ := parseCorpus(t, dir, filepath.ToSlash(rel))
+		pages++
+		named := map[string]bool{}
+		walkHTML(doc, func(n *html.Node) {
+			if n.Type != html.ElementNode || n.DataAtom != atom.Script || !isLDScript(n) {
+				return
+			}
+			src := strings.TrimSpace(scriptText(n))
+			if src == "" {
+				return // emptied by the page or by its upstream redaction
+			}
+			blocks++
+			var objs []map[string]any
+			for _, v := range decodeLD(src) {
+				flattenLD(v, &objs)
+			}
+			if len(objs) == 0 {
+				t.Errorf("%s: JSON-LD block of %d bytes yields nothing: %.120q", rel, len(src), src)
+			}
+			for _, m := range typeRE.FindAllStringSubmatch(src, -1) {
+				named[lastSegment(m[1])] = true
+			}
+		})
+		objs := JSONLD(doc)
+		for typ := range named {
+			types++
+			if FindJSONLD(objs, typ) == nil {
+				t.Errorf("%s: the JSON-LD names a %s that FindJSONLD does not find", rel, typ)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d JSON-LD blocks on %d pages; %d types named, each found", blocks, pages, types)
 }
 
 // dig follows keys through nested JSON objects.

@@ -146,6 +146,9 @@ func FuzzJSONLD(f *testing.F) {
 		`{"@type":"A"},{"@type":"B"} {"@type":"C"}`,
 		`{"n":"it\'s \q"}`,
 		nested(MaxDepth + 1),
+		`{ & #34;@type&# 34;: &quot;A&quot;, &#x22;n&#34;: &#34;B &amp; C&#34;}`,
+		`{"@graph":[{"@id":"a","@type":"Recipe","x":{"@id":"a","@type":"Recipe","n":1}},{"@id":"a","y":[{"@id":"a","z":2}]}]}`,
+		`{"@id":"a","@type":"T","@graph":[{"@id":"b","@type":"T","@graph":[{"@id":"a","@type":"T"}]}]}`,
 	} {
 		f.Add(s)
 	}
@@ -158,6 +161,11 @@ func FuzzJSONLD(f *testing.F) {
 		for _, o := range objs {
 			if o == nil {
 				t.Fatal("nil object")
+			}
+		}
+		for _, o := range objs {
+			if _, err := json.Marshal(o); err != nil {
+				t.Fatal(err) // merging by @id must not build a cycle
 			}
 		}
 		for _, typ := range []string{"Product", "Recipe", "A"} {

@@ -78,6 +78,10 @@ func TestScriptJSON(t *testing.T) {
 		{"tag before value", `x = </script><script>{"a":1}`, `x\s*=`, nil, nil},
 		{"empty regexp", `{"a":1}`, ``, map[string]any{"a": 1.0}, nil},
 		{"unbalanced", `x = {"a":[1,2}`, `x\s*=`, nil, errUnbalanced},
+		{"15 broken values then a good one", strings.Repeat(`x = {"a":[1,2}`+"\n", maxFailedValues-1) + `x = {"a":1}`, `x\s*=`, map[string]any{"a": 1.0}, nil},
+		// Each broken value scans to the end of the body; the tries are bounded, so the work is linear.
+		{"16 broken values: no more tries", strings.Repeat(`x = {"a":[1,2}`+"\n", maxFailedValues) + `x = {"a":1}`, `x\s*=`, nil, errUnbalanced},
+		{"matches without a value are not tries", strings.Repeat(`x = null;`, 100) + `x = {"a":1}`, `x\s*=`, map[string]any{"a": 1.0}, nil},
 		{"bad value then good one", `f(a.ytInitialData, function(){ return 1 }); var ytInitialData = {"ok":true};`, `ytInitialData`, map[string]any{"ok": true}, nil},
 		{"first decoding error reported", `x = {bad}; x = [1,}`, `x\s*=`, nil, errAny},
 		{"not json", `x = {a: 1};`, `x\s*=`, nil, errAny},
@@ -169,6 +173,18 @@ func TestJSONLD(t *testing.T) {
 		{"good prefix of bad block kept", ld(`{"@type":"A"} {oops}`), []map[string]any{{"@type": "A"}}},
 		{"empty block", ld(`   `), nil},
 		{"too deep", ld(nested(MaxDepth+1)) + ld(`{"@type":"B"}`), []map[string]any{{"@type": "B"}}},
+		{"quotes as references", ld(`{ & #34;@type&# 34;: &quot;A&quot;, &#34;n&#x22;: &#34;B &amp; C&#34;}`), []map[string]any{{"@type": "A", "n": "B & C"}}},
+		{"references in plain JSON kept", ld(`{"@type":"A","n":"B &amp; &quot;C"}`), []map[string]any{{"@type": "A", "n": "B &amp; &quot;C"}}},
+		{"same @id across blocks", ld(`{"@type":"Recipe","@id":"r","aggregateRating":{"v":4}}`) + ld(`{"@type":"Recipe","@id":"r","name":"N","aggregateRating":{"v":1}}`),
+			[]map[string]any{{"@type": "Recipe", "@id": "r", "name": "N", "aggregateRating": map[string]any{"v": 4.0}}}},
+		{"same @id nested as mainEntity", ld(`{"@type":"WebPage","mainEntity":{"@type":"Recipe","@id":"r","name":"N"}}`) + ld(`{"@type":"Recipe","@id":"r","r":1}`),
+			[]map[string]any{{"@type": "WebPage", "mainEntity": map[string]any{"@type": "Recipe", "@id": "r", "name": "N"}}, {"@type": "Recipe", "@id": "r", "r": 1.0, "name": "N"}}},
+		{"same @id in @graph", ld(`{"@graph":[{"@id":"a","@type":"Article"},{"@id":"a","headline":"H"},{"@id":"a"}]}`),
+			[]map[string]any{{"@type": "Article", "@id": "a", "headline": "H"}, {"@id": "a"}}},
+		{"same @id, other types kept apart", ld(`{"@type":"WebPage","@id":"u","name":"W"}`) + ld(`{"@type":"NewsArticle","@id":"u","headline":"H"}`),
+			[]map[string]any{{"@type": "WebPage", "@id": "u", "name": "W"}, {"@type": "NewsArticle", "@id": "u", "headline": "H"}}},
+		{"same @id, a type in common", ld(`{"@type":["Recipe","HowTo"],"@id":"r"}`) + ld(`{"@type":"schema:Recipe","@id":"r","name":"N"}`),
+			[]map[string]any{{"@type": []any{"Recipe", "HowTo"}, "@id": "r", "name": "N"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,16 +201,22 @@ func TestJSONLD(t *testing.T) {
 
 func TestFindJSONLD(t *testing.T) {
 	objs := []map[string]any{
+		{"@type": "webpage", "n": 0},
 		{"@type": "WebPage", "n": 1},
 		{"@type": []any{"Thing", 3.0, "http://schema.org/Product"}, "n": 2},
 		{"@type": "https://schema.org/Recipe", "n": 3},
 		{"@type": "schema:Offer", "n": 4},
 		{"@type": "Recipe", "n": 5},
 		{"n": 6},
+		{"@type": "WebSite", "mainEntity": map[string]any{"@type": "HowTo", "n": 7, "step": []any{map[string]any{"@type": "HowToStep", "n": 8}}}},
 	}
 	for typ, want := range map[string]any{
 		"WebPage": 1, "Thing": 2, "Product": 2, "Recipe": 3, "Offer": 4,
-		"product": nil, "Page": nil, "": nil, "http://schema.org/Product": 2,
+		"webpage": 0,                 // exact before any other case
+		"product": 2,                 // else in another case
+		"HowTo":   7, "HowToStep": 8, // else nested, breadth first
+		"howto": nil, // nested objects match exactly only
+		"Page":  nil, "": nil, "http://schema.org/Product": 2,
 	} {
 		got := FindJSONLD(objs, typ)
 		switch {

@@ -10,6 +10,9 @@ import (
 // scanWindow is how far after a marker match the start of the value is looked for.
 const scanWindow = 256
 
+// maxFailedValues is how many values that do not decode ScriptJSON tries before it gives up.
+const maxFailedValues = 16
+
 var errNoMarker = errors.New("dom: ScriptJSON: nil marker")
 
 // ScriptJSON decodes the JSON value that follows the first match of marker in body, as in
@@ -32,12 +35,19 @@ var errNoMarker = errors.New("dom: ScriptJSON: nil marker")
 // returned. It returns (nil, nil) when marker does not match or no match is followed by a value,
 // and the first decoding error (invalid JSON, unterminated value, ErrTooDeep) when values were
 // found but none decodes.
+//
+// At most maxFailedValues values that do not decode are tried: each such try may scan to the end
+// of body (an unbalanced '{'), so a body of many markers each before a broken value would
+// otherwise cost quadratic time. A match with no value costs at most scanWindow bytes. So the
+// work is linear in len(body) by construction. No page of the corpus has a single failed try for
+// the markers the sitedefs use.
 func ScriptJSON(body []byte, marker *regexp.Regexp) (any, error) {
 	if marker == nil {
 		return nil, errNoMarker
 	}
 	var firstErr error
-	for pos := 0; pos <= len(body); {
+	failed := 0
+	for pos := 0; pos <= len(body) && failed < maxFailedValues; {
 		loc := marker.FindIndex(body[pos:])
 		if loc == nil {
 			break
@@ -47,8 +57,11 @@ func ScriptJSON(body []byte, marker *regexp.Regexp) (any, error) {
 		if found && err == nil {
 			return v, nil
 		}
-		if found && firstErr == nil {
-			firstErr = err
+		if found {
+			failed++
+			if firstErr == nil {
+				firstErr = err
+			}
 		}
 		if end > start {
 			pos = end

@@ -112,7 +112,11 @@ func ParseCount(s string) (int64, bool) { return ParseCountLocale(s, "") }
 // ParseCountLocale is ParseCount with a locale for the abbreviations that mean different things
 // in different languages: Turkish "1,2 B" is 1200 (bin), Indonesian "1,2 M" is 1.2 billion
 // (miliar), Vietnamese uses N / Tr / T.
+// Text longer than MaxNumberText has no count.
 func ParseCountLocale(s, locale string) (int64, bool) {
+	if len(s) > MaxNumberText {
+		return 0, false
+	}
 	r := normalizeNumText(s)
 	t, ok := scanNumber(r, 0)
 	if !ok {

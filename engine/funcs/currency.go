@@ -196,9 +196,12 @@ func normCurrencyCode(s string) string {
 // ParseCurrency returns the ISO 4217 code of the first currency symbol or code in s. fallback
 // (an ISO code, typically the storefront's currency, or "") disambiguates shared symbols: "$" is
 // CAD with fallback "CAD", "kr" is NOK with "NOK", "¥" is CNY with "CNY". When s names no
-// currency, ParseCurrency returns fallback and false.
+// currency, or is longer than MaxNumberText, ParseCurrency returns fallback and false.
 func ParseCurrency(s, fallback string) (string, bool) {
 	fallback = normCurrencyCode(fallback)
+	if len(s) > MaxNumberText {
+		return fallback, false
+	}
 	m := findCurrencies(normalizeNumText(s), true)
 	if len(m) == 0 {
 		return fallback, false
@@ -218,8 +221,12 @@ func threeDecimal(code string) bool {
 // ParsePrice returns the amount of the first price in s: the first number written next to a
 // currency symbol or code, else the first number. Unlike ParseNumber, a lone "1.299" or "1,299"
 // without a locale is read as thousands, because prices almost never have three decimals (the
-// dinar-like currencies that do are recognised by their code).
+// dinar-like currencies that do are recognised by their code). Text longer than MaxNumberText
+// has no price.
 func ParsePrice(s, locale string) (float64, bool) {
+	if len(s) > MaxNumberText {
+		return 0, false
+	}
 	dec := localeDecimal(locale)
 	r := normalizeNumText(s)
 	marks := findCurrencies(r, false)

@@ -515,6 +515,9 @@ func stringOf(v any) (string, bool) {
 // is nil (parseNumber is for text).
 func toFloat(v any) (float64, bool) {
 	if s, ok := v.(string); ok {
+		if len(s) > MaxNumberText {
+			return 0, false
+		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 			return 0, false
@@ -534,6 +537,9 @@ func toFloat(v any) (float64, bool) {
 // toInt converts like toFloat and truncates toward zero, as expr's int() does.
 func toInt(v any) (int, bool) {
 	if s, ok := v.(string); ok {
+		if len(s) > MaxNumberText {
+			return 0, false
+		}
 		s = strings.TrimSpace(s)
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return int(n), true
@@ -549,13 +555,17 @@ func toInt(v any) (int, bool) {
 	return int(f), true
 }
 
-// digitsOf keeps the digits of s, in any script, as ASCII.
-func digitsOf(s string) string {
+// digitsOf keeps the digits of s, in any script, as ASCII; false when s is longer than
+// MaxNumberText.
+func digitsOf(s string) (string, bool) {
+	if len(s) > MaxNumberText {
+		return "", false
+	}
 	var b strings.Builder
 	for _, r := range s {
 		if d, ok := digitValue(r); ok {
 			b.WriteByte(byte('0' + d))
 		}
 	}
-	return b.String()
+	return b.String(), true
 }

@@ -407,7 +407,11 @@ var localeLike = regexp.MustCompile(`^[a-zA-Z]{2,3}(?:[_-][a-zA-Z0-9]{2,4})?$`)
 // parseDate returns the date in s as "2006-01-02" or, when s has a time of day, as RFC 3339 in
 // UTC. hint is a Go layout ("02.01.2006"), a strftime layout ("%d.%m.%Y"), a locale for the
 // order of numeric dates ("en_GB": 03/04/2024 is 3 April), or "".
+// Text longer than MaxDateText has no date.
 func parseDate(s, hint string) (string, bool) {
+	if len(s) > MaxDateText {
+		return "", false
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", false
@@ -553,8 +557,12 @@ var durationUnits = func() map[string]float64 {
 }()
 
 // parseDuration returns the length of s in seconds: ISO 8601 ("PT1H2M3S"), clock ("1:02:03",
-// "2:05"), or numbers with units ("1h 2m 3s", "90s", "2 Std. 5 Min.", "1時間2分").
+// "2:05"), or numbers with units ("1h 2m 3s", "90s", "2 Std. 5 Min.", "1時間2分"). Text longer
+// than MaxDurationText has no duration.
 func parseDuration(s string) (float64, bool) {
+	if len(s) > MaxDurationText {
+		return 0, false
+	}
 	s = strings.TrimSpace(normSpace(s))
 	if s == "" {
 		return 0, false

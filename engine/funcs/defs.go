@@ -194,7 +194,11 @@ func (s *Set) definitions() []def {
 				if !ok {
 					return nil, nil
 				}
-				n, err := strconv.ParseInt(digitsOf(str), 10, 64)
+				ds, ok := digitsOf(str)
+				if !ok {
+					return nil, nil
+				}
+				n, err := strconv.ParseInt(ds, 10, 64)
 				if err != nil {
 					return nil, nil
 				}
@@ -212,7 +216,7 @@ func (s *Set) definitions() []def {
 			summary: "The digits of s only, as ASCII (Arabic-Indic, Devanagari and fullwidth digits are converted).",
 			types:   []any{tA},
 			fn: text("digits", 1, 1, func(str string, _ []any) (any, error) {
-				return digitsOf(str), nil
+				return orNil(digitsOf(str))
 			}),
 			examples: ex(
 				`digits("+49 (0) 30 1234-567")`, `"490301234567"`,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,7 +138,13 @@ only: a reading the text itself rules out never wins, because storefronts mix co
 
 **Regular expressions** use Go's RE2 syntax (linear time, no backreferences). Write patterns in
 backquotes so that backslashes need no escaping: ` + "``reFind(value, `(\\d+) ratings`)``" + `. An invalid literal
-pattern is an error when the sitedef loads; compiled patterns are cached per process.
+pattern is an error when the sitedef loads; compiled patterns are cached per process. A pattern is at
+most ` + strconv.Itoa(MaxPattern) + ` bytes, also one computed at run time.
+
+**Bounded input.** A value parser reads a value, not a page: text longer than ` + strconv.Itoa(MaxNumberText) + ` bytes gives
+` + "`nil`" + ` from parseNumber, parsePrice, parseCurrency, parseCount, parseInt, digits, toInt, toFloat and
+fromUnix, longer than ` + strconv.Itoa(MaxDateText) + ` bytes from parseDate, longer than ` + strconv.Itoa(MaxDurationText) + ` bytes from parseDuration. Select the element
+that holds the value (or cut the text with ` + "`between`" + ` or ` + "`reFind`" + `) rather than a whole block.
 
 **Builtins replaced.** ` + "`get`, `uniq`, `flatten` and `toJSON`" + ` replace expr's builtins of the same name with
 compatible supersets (dotted paths, nil instead of errors, compact JSON). ` + "`find`" + ` is shared: with a

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var numberSeeds = []string{
@@ -110,6 +111,46 @@ func FuzzParseCount(f *testing.F) {
 			if got, ok := ParseCount(text); !ok || got != int64(n) {
 				t.Fatalf("ParseCount(%q) = %d, %v; want %d", text, got, ok, n)
 			}
+		}
+	})
+}
+
+func FuzzParseDate(f *testing.F) {
+	for _, s := range []string{"2024-03-13T10:00:00+01:00", "Wed, 13 Mar 2024 10:00:00 GMT", "Mar 13, 2024, 2:30 PM",
+		"13. März 2024", "13 de marzo de 2024", "2024年3月13日", "03/04/2024", "20240313", "1710324000000",
+		"2024. március 13.", "13.03.24 um 10:00 Uhr", "31/02/2024", "0000-00-00", "", "9999999999999999"} {
+		f.Add(s, "")
+		f.Add(s, "en_GB")
+	}
+	f.Add("13/03/2024 14:30", "%d/%m/%Y %H:%M")
+	f.Fuzz(func(t *testing.T, s, hint string) {
+		got, ok := parseDate(s, hint)
+		if !ok {
+			return
+		}
+		if len(s) > MaxDateText {
+			t.Fatalf("parseDate of %d bytes = %q", len(s), got)
+		}
+		if _, err := time.Parse("2006-01-02", got); err != nil {
+			if _, err := time.Parse(time.RFC3339, got); err != nil {
+				t.Fatalf("parseDate(%q, %q) = %q: neither a date nor RFC 3339", s, hint, got)
+			}
+		}
+	})
+}
+
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"PT1H2M3S", "P1DT2H", "1:02:03", "2:05", "1:02:03.5", "90s", "1h 30m",
+		"2 Std. 5 Min.", "1 hora 5 minutos", "1時間2分", "-PT5S", "P", "PT", "1e308h", "", "9:99"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := parseDuration(s)
+		if !ok {
+			return
+		}
+		if len(s) > MaxDurationText || math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("parseDuration(%q) = %v", s, v)
 		}
 	})
 }

@@ -290,8 +290,11 @@ func localeDecimal(locale string) rune {
 
 // ParseNumber returns the first number in s. locale ("de_DE", "de-DE", "de", or "") only settles
 // "1.234" / "1,234"; without it a ',' before exactly three digits groups thousands and a '.'
-// is a decimal mark.
+// is a decimal mark. Text longer than MaxNumberText has no number.
 func ParseNumber(s, locale string) (float64, bool) {
+	if len(s) > MaxNumberText {
+		return 0, false
+	}
 	dec := localeDecimal(locale)
 	r := normalizeNumText(s)
 	t, ok := scanNumber(r, 0)

@@ -37,6 +37,10 @@ func newRegexCache(max int) *regexCache {
 }
 
 func (c *regexCache) get(pattern string) (*regexp.Regexp, error) {
+	if len(pattern) > MaxPattern {
+		// Not cached: the cache would hold the pattern, and a refusal costs nothing to repeat.
+		return nil, fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)
+	}
 	c.mu.Lock()
 	if el, ok := c.byKey[pattern]; ok {
 		c.order.MoveToFront(el)

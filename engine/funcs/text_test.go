@@ -123,7 +123,7 @@ func TestDigitsOf(t *testing.T) {
 		"abc":                 "",
 		"B01GOH7PKA":          "017",
 	} {
-		if got := digitsOf(in); got != want {
+		if got, ok := digitsOf(in); !ok || got != want {
 			t.Errorf("digitsOf(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,15 +156,24 @@ func TestFaultsAndControl(t *testing.T) {
 	if resp, _ := fetch(t, c, "https://www.amazon.com/dp/OLD"); resp.StatusCode != 302 || resp.Header.Get("Location") != "/dp/OTHER" {
 		t.Fatalf("redirect: %d %v", resp.StatusCode, resp.Header)
 	}
-	ctl("/__farm/fault?kind=slow&delay=100ms&path=/slow")
-	start := time.Now()
-	if _, body := fetch(t, c, "https://www.amazon.com/slow"); body != "page /slow" || time.Since(start) < 100*time.Millisecond {
-		t.Fatal("slow")
+	// slow holds the answer (an hour here): the request has arrived and no answer comes; then it
+	// answers (a millisecond here). No clock is read.
+	ctl("/__farm/fault?kind=slow&delay=1h&path=/slow")
+	held := holdRequest(t, f, c, "https://www.amazon.com/slow", "www.amazon.com", "/slow")
+	held()
+	ctl("/__farm/fault?kind=slow&delay=1ms&path=/slow")
+	if _, body := fetch(t, c, "https://www.amazon.com/slow"); body != "page /slow" {
+		t.Fatalf("slow %q", body)
 	}
+	// drip sends bps bytes a tick, flushing each: at 200 bytes/s a tick is 20 ms and 4 bytes.
 	ctl("/__farm/fault?kind=drip&bps=200&path=/drip")
-	start = time.Now()
-	if _, body := fetch(t, c, "https://www.amazon.com/drip"); body != "page /drip" || time.Since(start) < 40*time.Millisecond {
-		t.Fatalf("drip %q in %v", body, time.Since(start))
+	fw := &flushWriter{header: http.Header{}}
+	f.serve(fw, httptest.NewRequest("GET", "https://www.amazon.com/drip", nil))
+	if got := strings.Join(fw.flushed, "|"); got != "|page| /dr|ip" {
+		t.Fatalf("drip flushed %q, want the header then 4-byte chunks", got)
+	}
+	if _, body := fetch(t, c, "https://www.amazon.com/drip"); body != "page /drip" {
+		t.Fatalf("drip %q", body)
 	}
 	ctl("/__farm/fault?kind=bomb&size=5000000&path=/bomb")
 	resp, err := c.Get("https://www.amazon.com/bomb")
@@ -212,11 +222,46 @@ func TestFaultsAndControl(t *testing.T) {
 	}
 }
 
+// Latency holds every answer, and many requests are held at once: with an hour's latency, 50
+// requests all arrive and none is answered; with a millisecond's, all are. No clock is read.
 func TestLatencyAndConcurrency(t *testing.T) {
-	f := newFarm(t, Options{Latency: 50 * time.Millisecond, ControlAddr: "off"})
+	f := newFarm(t, Options{Latency: time.Hour, ControlAddr: "off"})
 	f.HandleFunc("www.amazon.com", "/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 	c := client(f)
-	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	answered := make(chan error, 50)
+	for range 50 {
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, "GET", "https://www.amazon.com/", nil)
+			resp, err := c.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			answered <- err
+		}()
+	}
+	for f.Count("www.amazon.com", "/") < 50 {
+		select {
+		case err := <-answered:
+			t.Fatalf("a request was answered before its latency: %v", err)
+		case <-time.After(5 * time.Millisecond): // poll; not a bound
+		}
+	}
+	select {
+	case err := <-answered:
+		t.Fatalf("a request was answered before its latency: %v", err)
+	default:
+	}
+	cancel()
+	for range 50 {
+		if err := <-answered; err == nil {
+			t.Fatal("a held request was answered")
+		}
+	}
+
+	f = newFarm(t, Options{Latency: time.Millisecond, ControlAddr: "off"})
+	f.HandleFunc("www.amazon.com", "/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
+	c = client(f)
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Add(1)
@@ -231,12 +276,69 @@ func TestLatencyAndConcurrency(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if el := time.Since(start); el < 50*time.Millisecond || el > 5*time.Second {
-		t.Fatalf("50 concurrent requests with 50ms latency took %v", el)
-	}
 	if f.ControlURL() != "" {
 		t.Fatal("control endpoint not off")
 	}
+}
+
+// holdRequest starts a GET of url and waits until the farm has counted it; it fails the test if
+// the answer comes first. The returned function checks the request is still unanswered, cancels
+// it and waits for the client to give up.
+func holdRequest(t *testing.T, f *Farm, c *http.Client, url, host, path string) func() {
+	t.Helper()
+	before := f.Count(host, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	answered := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		answered <- err
+	}()
+	for f.Count(host, path) == before {
+		select {
+		case err := <-answered:
+			cancel()
+			t.Fatalf("%s answered at once: %v", url, err)
+		case <-time.After(5 * time.Millisecond): // poll; not a bound
+		}
+	}
+	return func() {
+		t.Helper()
+		select {
+		case err := <-answered:
+			t.Fatalf("%s answered while held: %v", url, err)
+		default:
+		}
+		cancel()
+		if err := <-answered; err == nil {
+			t.Fatalf("%s: answered after cancel", url)
+		}
+	}
+}
+
+// flushWriter records what a handler writes between flushes.
+type flushWriter struct {
+	header http.Header
+	status int
+	cur    bytes.Buffer
+	// flushed holds each flushed piece; the first is what came before the first flush.
+	flushed []string
+}
+
+func (w *flushWriter) Header() http.Header { return w.header }
+func (w *flushWriter) WriteHeader(s int)   { w.status = s }
+func (w *flushWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.cur.Write(p)
+}
+func (w *flushWriter) Flush() {
+	w.flushed = append(w.flushed, w.cur.String())
+	w.cur.Reset()
 }
 
 func TestMain_(t *testing.T) {
@@ -250,7 +352,6 @@ func TestMain_(t *testing.T) {
 	go func() {
 		done <- Main(ctx, []string{"--addr", "127.0.0.1:0", "--control-addr", "off", "--ca-out", caFile}, w)
 	}()
-	deadline := time.Now().Add(5 * time.Second)
 	for {
 		mu.Lock()
 		s := out.String()
@@ -258,10 +359,11 @@ func TestMain_(t *testing.T) {
 		if strings.Contains(s, "serving") {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no start: %s", s)
+		select {
+		case err := <-done:
+			t.Fatalf("Main ended before serving: %v: %s", err, s)
+		case <-time.After(10 * time.Millisecond): // poll; not a bound
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	b, err := os.ReadFile(caFile)
 	if err != nil {
