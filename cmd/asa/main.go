@@ -20,7 +20,7 @@ import (
 const usage = `asa: a web-scraping API and its sitedef tools.
 
 Usage:
-  asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--public-url URL]
+  asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--fixtures DIR] [--public-url URL]
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
             [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N]
                                                   run the API service (docs/configuration.md)
