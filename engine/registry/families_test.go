@@ -17,13 +17,13 @@ func TestFamilies(t *testing.T) {
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	if got, want := reg.IDs(), []string{"alpha-kitchen.recipe", "beta.recipe"}; !reflect.DeepEqual(got, want) {
+	if got, want := reg.IDs(), []string{"alpha-kitchen.recipe", "beta.recipe", "gamma.recipe"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("routed ids %v, want %v (bases are never routed)", got, want)
 	}
 	if got, want := reg.Bases(), []string{"dish/recipe"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("bases %v, want %v", got, want)
 	}
-	alpha, beta := reg.Plan("alpha-kitchen.recipe"), reg.Plan("beta.recipe")
+	alpha, beta, gamma := reg.Plan("alpha-kitchen.recipe"), reg.Plan("beta.recipe"), reg.Plan("gamma.recipe")
 	tests := []struct {
 		name      string
 		got, want any
@@ -41,6 +41,14 @@ func TestFamilies(t *testing.T) {
 		{"base of a mount", reg.BaseOf("alpha-kitchen.recipe"), "dish/recipe"},
 		{"base of an endpoint file", reg.BaseOf("beta.recipe"), "dish/recipe"},
 		{"version", beta.Version, "beta@2.1.0"},
+		{"one domain is the default", alpha.Site.DefaultDomain, "com"},
+		{"a site of its own keeps its category", gamma.Site.Category, "news"},
+		{"a site of its own inherits no site rules", len(gamma.Site.Rules), 0},
+		{"an endpoint file overrides the summary", gamma.Endpoint.Summary, "One recipe of Gamma's food pages."},
+		{"remove then redefine replaces a param whole, at the end", gamma.Endpoint.Params.Keys, []string{"url"}},
+		{"removed rule", len(gamma.Endpoint.Rules), 1},
+		{"family of a site", reg.Family("alpha-kitchen"), "dish"},
+		{"no family", reg.Family("gamma"), ""},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
