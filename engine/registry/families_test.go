@@ -1,9 +1,12 @@
 package registry_test
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
 	"testing"
+	"testing/fstest"
 
 	"asa/engine"
 	"asa/engine/registry"
@@ -66,5 +69,62 @@ func TestFamilies(t *testing.T) {
 	// The base is compiled on its own too, for its fixture cases.
 	if b := reg.Base("dish/recipe"); b == nil || b.ID != "dish/recipe" {
 		t.Errorf("base plan: %+v", b)
+	}
+}
+
+// BenchmarkLoadFamilySites: loading 200 sites mounted from one base, each with an override and a
+// removal (resolution happens here, at load, never per request).
+func BenchmarkLoadFamilySites(b *testing.B) {
+	fsys := fstest.MapFS{}
+	src := os.DirFS("../fixture/testdata/family/sitedefs")
+	for _, p := range []string{"_families/dish/site.yaml", "_families/dish/recipe.yaml"} {
+		data, err := fs.ReadFile(src, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fsys[p] = &fstest.MapFile{Data: data}
+	}
+	for i := range 200 {
+		site := fmt.Sprintf("site%03d", i)
+		fsys[site+"/site.yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`kind: site
+site: %s
+name: Site %d
+version: 1.0.0
+extends: dish
+domains:
+  com: {host: www.%s.example, locale: en_US}
+endpoints:
+  recipe:
+    extends: dish/recipe
+    fields:
+      cuisine: {type: string, xpath: "//span[@class='cuisine']"}
+    remove: [fields.keywords]
+`, site, i, site))}
+	}
+	eng := engine.New()
+	// The same 200 endpoints written out by hand (as asa sitedef show prints them), for comparison.
+	hand := fstest.MapFS{}
+	reg, _ := registry.Load(eng, fsys)
+	for _, id := range reg.IDs() {
+		p := reg.Plan(id)
+		site := *p.Site
+		site.Endpoints = sitedef.Map[sitedef.Endpoint]{}
+		sy, _ := sitedef.Marshal(&site)
+		ey, _ := sitedef.Marshal(p.Endpoint)
+		hand[site.Site+"/site.yaml"] = &fstest.MapFile{Data: sy}
+		hand[site.Site+"/recipe.yaml"] = &fstest.MapFile{Data: ey}
+	}
+	for _, bc := range []struct {
+		name string
+		fsys fstest.MapFS
+	}{{"mounted", fsys}, {"hand-written", hand}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				reg, diags := registry.Load(eng, bc.fsys)
+				if len(diags) > 0 || len(reg.IDs()) != 200 {
+					b.Fatalf("%d endpoints, diagnostics %v", len(reg.IDs()), diags)
+				}
+			}
+		})
 	}
 }
