@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -177,6 +178,8 @@ type Deps struct {
 	// Dashboard configures the web dashboard (/dashboard); /docs, /catalogue and
 	// /api/v1/openapi.json are served whatever it holds.
 	Dashboard DashboardConfig
+	// Fixtures is the fixture tree whose corpus/*.yaml the catalogue counts (nil: the embedded one).
+	Fixtures fs.FS
 }
 
 // Server is the API service.
@@ -190,6 +193,9 @@ type Server struct {
 	metrics *metrics
 	now     func() time.Time
 	batch   *worker
+	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
+	countsOnce sync.Once
+	counts     map[string]fixture.CorpusCount
 }
 
 // CostPerRequest is the credits of one standard scrape (design decision 5).
