@@ -211,8 +211,10 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	for k, v := range env {
 		siteEnv[k] = v
 	}
-	// Site-wide headers and rules serve endpoints with different parameters.
+	// Site-wide headers and rules serve endpoints with different parameters, sources and fields.
 	siteEnv["params"] = types.Map{types.Extra: types.Any}
+	siteEnv["src"] = types.Map{types.Extra: types.Any}
+	siteEnv["fields"] = types.Map{types.Extra: types.Any}
 	p.want = newIndexWant()
 	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, diags: &diags, steps: map[string]int{}}
 	s.Request.Headers.Each(func(k string, v *string) {
@@ -593,6 +595,10 @@ var kinds = map[string]fieldKind{"string": kString, "int": kInt, "float": kFloat
 
 func (c *compiler) compileFields(m *sitedef.Map[sitedef.Field], listParent *field, depth int) []*field {
 	var out []*field
+	// fields.<name> reads the object being built, so each level declares its own names.
+	outer := c.env["fields"]
+	c.env["fields"] = declare(m.Keys)
+	defer func() { c.env["fields"] = outer }()
 	m.Each(func(name string, f *sitedef.Field) {
 		out = append(out, c.compileField(name, f, listParent, depth))
 	})
@@ -729,19 +735,19 @@ func (c *compiler) compilePaginate(p *Plan, pg *sitedef.Paginate) {
 
 func reflectAddr(p any) uintptr { return reflect.ValueOf(p).Pointer() }
 
-// planEnv declares the names an endpoint's expressions may use. Parameters are declared by name, so a
-// misspelt params.x is a load-time error; JSON-shaped values are typed any.
+// planEnv declares the names an endpoint's expressions may use; JSON-shaped values are typed any.
+//
+// params, src and fields are declared by name, so a misspelt params.x, src.x or fields.x is a load-time
+// error rather than a silent nil. docs/sitedef-format.md lists every name; a test keeps the two in step.
 func planEnv(d *sitedef.Endpoint) types.Map {
-	params := types.Map{}
-	d.Params.Each(func(name string, _ *sitedef.Param) { params[name] = types.Any })
 	open := types.Map{types.Extra: types.Any}
 	return types.Map{
-		"params": params,
+		"params": declare(d.Params.Keys),
 		"domain": types.Map{"name": types.String, "host": types.String, "locale": types.String, "currency": types.String},
 		"vars":   open,
 		"steps":  types.Map{types.Extra: types.Map{"status": types.Int, "url": types.String, "body": types.String}},
-		"src":    open,
-		"fields": open,
+		"src":    declare(d.Sources.Keys),
+		"fields": declare(d.Fields.Keys),
 		"value":  types.Any,
 		"item":   types.Any,
 		"index":  types.Int,
@@ -749,4 +755,13 @@ func planEnv(d *sitedef.Endpoint) types.Map {
 		"page":   types.Map{"number": types.Int, "cursor": types.Any},
 		"base":   types.String,
 	}
+}
+
+// declare types an object whose only keys are names, each of any type.
+func declare(names []string) types.Map {
+	m := make(types.Map, len(names))
+	for _, n := range names {
+		m[n] = types.Any
+	}
+	return m
 }
