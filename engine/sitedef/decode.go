@@ -110,6 +110,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 		d.errorf(n, "YAML aliases are not allowed in sitedefs")
 		return
 	}
+	if n.Kind == yaml.ScalarNode && n.Tag != "" && !strings.HasPrefix(n.Tag, "!!") {
+		// An expression such as !fields.in_stock, read by YAML as a tag on an empty value.
+		d.errorf(n, "YAML read %q as a tag, not as part of the value; quote the whole value: %s", n.Tag, quoteYAML(strings.TrimSpace(n.Tag+" "+n.Value)))
+		return
+	}
 	if v.CanAddr() {
 		d.pos[v.Addr().Pointer()] = Pos{n.Line, n.Column}
 	}
@@ -212,6 +217,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 		}
 		idx, ok := fields[k.Value]
 		if !ok {
+			if prev, cut := commaCut(n, i); cut {
+				d.errorf(k, "unknown key %q: inside { } YAML ended the value of %q at an unquoted \",\"; quote the whole value: %s: %s",
+					k.Value, prev.key, prev.key, quoteYAML(prev.val+", "+k.Value))
+				continue
+			}
 			d.errorf(k, "unknown key %q%s", k.Value, suggest(k.Value, fields))
 			continue
 		}
@@ -222,6 +232,21 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 		seen[k.Value] = true
 		d.decode(val, v.FieldByIndex(idx))
 	}
+}
+
+type cutValue struct{ key, val string }
+
+// commaCut reports whether the key at n.Content[i] is the tail of the previous value cut at a comma:
+// `{expr: max(a, b)}` reads as expr: "max(a" and a key "b)" without a value.
+func commaCut(n *yaml.Node, i int) (cutValue, bool) {
+	if n.Style&yaml.FlowStyle == 0 || i < 2 || n.Content[i+1].Tag != "!!null" || n.Content[i+1].Value != "" {
+		return cutValue{}, false
+	}
+	pk, pv := n.Content[i-2], n.Content[i-1]
+	if pv.Kind != yaml.ScalarNode || pv.Style != 0 || pv.Tag != "!!str" {
+		return cutValue{}, false
+	}
+	return cutValue{pk.Value, pv.Value}, true
 }
 
 // structFields maps YAML keys to field indexes, flattening `yaml:",inline"` embedded structs.

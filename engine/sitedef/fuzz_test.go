@@ -9,6 +9,8 @@ import (
 // FuzzParse: any bytes given as a sitedef file must give diagnostics, never a panic.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("../../sitedefs/*/*.yaml")
+	bad, _ := filepath.Glob("testdata/yamlerrors/*.yaml")
+	seeds = append(seeds, bad...)
 	for _, s := range seeds {
 		if b, err := os.ReadFile(s); err == nil {
 			f.Add(b)

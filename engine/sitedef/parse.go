@@ -2,9 +2,6 @@ package sitedef
 
 import (
 	"bytes"
-	"fmt"
-	"regexp"
-	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -35,11 +32,8 @@ func Parse(path string, data []byte) (*File, diag.List) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
-		line := 1
-		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		diags.Add(path, line, 1, "%s", yamlErr(err))
+		line, col, msg := syntaxError(data, err.Error())
+		diags.Add(path, line, col, "%s", msg)
 		return f, diags
 	}
 	var extra yaml.Node
@@ -72,19 +66,4 @@ func Parse(path string, data []byte) (*File, diag.List) {
 		diags.Add(path, n.Line, n.Column, "missing or unknown kind %q: want site or endpoint", kind)
 	}
 	return f, diags
-}
-
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
-
-// yamlErr strips yaml.v3's prefix; its messages already carry "line N:".
-func yamlErr(err error) string {
-	s := err.Error()
-	return fmt.Sprintf("invalid YAML: %s", trimPrefix(s, "yaml: "))
-}
-
-func trimPrefix(s, p string) string {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):]
-	}
-	return s
 }
