@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"asa/engine/diag"
 	"asa/engine/fixture"
 	"asa/engine/sitedef"
 )
@@ -89,8 +91,15 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cases, err := fixture.LoadCases(*fixtures)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+		// Every bad case file is reported; the cases that loaded still run.
+		var dl diag.List
+		if !errors.As(err, &dl) {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		for _, d := range dl {
+			report("case file", fmt.Errorf("%s", d))
+		}
 	}
 	fired := map[string]map[string]bool{}
 	for _, c := range cases {

@@ -160,6 +160,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 		d.pos[p.Pointer()] = Pos{n.Line, n.Column}
 	case reflect.Struct:
 		d.decodeStruct(n, v)
+	case reflect.Map:
+		d.decodeMap(n, v)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			d.errorf(n, "expected a list, found %s", kindName(n))
@@ -232,6 +234,43 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 		seen[k.Value] = true
 		d.decode(val, v.FieldByIndex(idx))
 	}
+}
+
+// decodeMap decodes a plain Go map with string keys (fixture cases use them; sitedefs use Map, which
+// keeps the order).
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
+	if v.Type().Key().Kind() != reflect.String {
+		d.errorf(n, "internal: cannot decode into %s", v.Type())
+		return
+	}
+	if n.Tag == "!!null" {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "expected a mapping, found %s", kindName(n))
+		return
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, "a key must be a plain string")
+			continue
+		}
+		if k.Value == "<<" {
+			d.errorf(k, "YAML merge keys are not allowed")
+			continue
+		}
+		key := reflect.ValueOf(k.Value).Convert(v.Type().Key())
+		if m.MapIndex(key).IsValid() {
+			d.errorf(k, "duplicate key %q", k.Value)
+			continue
+		}
+		e := reflect.New(v.Type().Elem()).Elem()
+		d.decode(val, e)
+		m.SetMapIndex(key, e)
+	}
+	v.Set(m)
 }
 
 type cutValue struct{ key, val string }
