@@ -333,7 +333,11 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 				}
 			}
 		}
+		// normalize runs before the request exists, on the raw value alone (engine/params.go).
+		outer := c.env
+		c.env = types.Map{"value": types.Any}
 		pr.normalize = c.expr(&sp.Normalize, "normalize")
+		c.env = outer
 		if pr.required && pr.def != nil {
 			c.errAt(sp, "parameter %q is required and has a default: pick one", name)
 		}
@@ -358,7 +362,11 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 				c.errAt(&cs.OneOf, "one_of names %q, which is not a parameter", n)
 			}
 		}
+		// A constraint sees the validated parameters only (engine/params.go).
+		outer := c.env
+		c.env = types.Map{"params": c.env["params"]}
 		k.require = c.expr(&cs.Require, "require", expr.AsBool())
+		c.env = outer
 		if (k.require == nil) == (len(cs.OneOf) == 0) && cs.Require == "" {
 			c.errAt(cs, "a constraint has require or one_of")
 		}
