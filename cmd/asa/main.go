@@ -55,8 +55,9 @@ Usage:
   asa sitedef list [--sitedefs DIR]                list every endpoint with its version
   asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
                                                   run one endpoint on saved responses: one FILE per step in
-                                                  step order, or STEP=FILE to name the step; universal.get
-                                                  runs the universal extraction (--param parse=text ...)
+                                                  step order, or STEP=FILE to name the step (again for its
+                                                  next page; STEP@N=FILE for page N); universal.get runs the
+                                                  universal extraction (--param parse=text ...); -h for more
 
 Global: --sitedefs DIR replaces the sitedefs embedded in the binary.
 `
