@@ -37,6 +37,7 @@ type compiler struct {
 	eng   *Engine
 	file  string
 	pos   sitedef.Positions
+	cut   map[uintptr]string
 	diags *diag.List
 	steps map[string]int
 }
@@ -58,10 +59,25 @@ func (c *compiler) expr(ptr *string, what string, opts ...expr.Option) *vm.Progr
 	}
 	p, err := c.compileExpr(*ptr, opts...)
 	if err != nil {
+		if cm, ok := c.cut[reflectAddr(ptr)]; ok {
+			// The precise version of exprErr's hint: the comment YAML removed is known.
+			c.errAt(ptr, "%s: bad expression: %s; YAML read %q as a comment and cut the expression there: quote the whole value: %s",
+				what, exprMsg(err), cm, "'"+strings.ReplaceAll(*ptr+" "+cm, "'", "''")+"'")
+			return nil
+		}
 		c.errAt(ptr, "%s: %s", what, exprErr(err))
 		return nil
 	}
 	return p
+}
+
+// exprMsg is expr's message without its source excerpt.
+func exprMsg(err error) string {
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		return fmt.Sprintf("%s (expression line %d, column %d)", fe.Message, fe.Line, fe.Column+1)
+	}
+	return err.Error()
 }
 
 func (c *compiler) compileExpr(code string, opts ...expr.Option) (*vm.Program, error) {
@@ -216,12 +232,12 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	siteEnv["src"] = types.Map{types.Extra: types.Any}
 	siteEnv["fields"] = types.Map{types.Extra: types.Any}
 	p.want = newIndexWant()
-	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, diags: &diags, steps: map[string]int{}}
+	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, cut: site.Cut, diags: &diags, steps: map[string]int{}}
 	s.Request.Headers.Each(func(k string, v *string) {
 		p.siteHeaders = append(p.siteHeaders, kvTemplate{key: k, val: sc.template(v, "header "+k)})
 	})
 
-	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, diags: &diags, steps: map[string]int{}}
+	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, cut: ep.Cut, diags: &diags, steps: map[string]int{}}
 	if d.Kind != "endpoint" {
 		c.errAt(&d.Kind, "kind must be endpoint")
 	}

@@ -61,6 +61,9 @@ func TestUndeclaredNames(t *testing.T) {
 		{"misspelt param", "  a: {expr: params.qeury}\n", "unknown field qeury"},
 		{"field of the item's own object", "  list:\n    type: list<object>\n    expr: '[{\"n\": 1}]'\n    fields:\n      n: {type: int, expr: item.n}\n      m: {type: int, expr: fields.n + 1}\n", ""},
 		{"outer field inside an item", "  a: {expr: '1'}\n  list:\n    type: list<object>\n    expr: '[{\"n\": 1}]'\n    fields:\n      n: {type: int, expr: fields.a}\n", "unknown field a"},
+		{"expression cut by a comment", "  a:\n    expr: split(params.query, \" #\")[0]\n",
+			`item.yaml:13:11: error: field a: bad expression: literal not terminated (expression line 1, column 22); YAML read "#\")[0]" as a comment and cut the expression there: quote the whole value: 'split(params.query, " #")[0]'`},
+		{"a comment after a whole expression", "  a:\n    expr: params.query  # the id as given\n", ""},
 		{"field rule after the fields", "  a: {expr: fields.list}\n  list:\n    type: list<object>\n    expr: '[]'\n    fields:\n      n: {expr: item.n}\n  b: {expr: fields.a}\n", ""},
 	}
 	for _, tt := range tests {

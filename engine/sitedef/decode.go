@@ -90,6 +90,7 @@ type decoder struct {
 	file  string
 	diags *diag.List
 	pos   Positions
+	cut   map[uintptr]string // nil: not recorded
 }
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
@@ -178,6 +179,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 			return
 		}
 		v.SetString(n.Value)
+		if d.cut != nil && n.Style == 0 && n.LineComment != "" && v.CanAddr() {
+			d.cut[v.Addr().Pointer()] = n.LineComment
+		}
 	case reflect.Bool:
 		b, err := strconv.ParseBool(n.Value)
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || err != nil {

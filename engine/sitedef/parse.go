@@ -14,6 +14,9 @@ type File struct {
 	Site     *Site
 	Endpoint *Endpoint
 	Pos      Positions
+	// Cut holds, by the address of a string value, the comment YAML took off its line: an unquoted
+	// expression with " #" in it loses its end that way, and the compiler says so when it fails.
+	Cut map[uintptr]string
 }
 
 // MaxFileBytes bounds a sitedef file: they are small by nature, and the loader also reads directories
@@ -24,7 +27,7 @@ const MaxFileBytes = 1 << 20
 // column; the returned File is usable for further checks even when there are errors.
 func Parse(path string, data []byte) (*File, diag.List) {
 	var diags diag.List
-	f := &File{Path: path, Pos: Positions{}}
+	f := &File{Path: path, Pos: Positions{}, Cut: map[uintptr]string{}}
 	if len(data) > MaxFileBytes {
 		diags.Add(path, 1, 1, "file is %d bytes, over the %d byte limit", len(data), MaxFileBytes)
 		return f, diags
@@ -54,7 +57,7 @@ func Parse(path string, data []byte) (*File, diag.List) {
 			kind = n.Content[i+1].Value
 		}
 	}
-	d := &decoder{file: path, diags: &diags, pos: f.Pos}
+	d := &decoder{file: path, diags: &diags, pos: f.Pos, cut: f.Cut}
 	switch kind {
 	case "site":
 		f.Site = &Site{}
