@@ -49,6 +49,10 @@ func syntaxError(data []byte, msg string) (line, col int, out string) {
 		line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	}
+	if msg == "" {
+		msg = "syntax error"
+	}
+	line = max(line, 1)
 	if s := findSuspect(string(data), line); s != nil {
 		return s.line, s.col, s.message(msg)
 	}
