@@ -56,6 +56,16 @@ func syntaxError(data []byte, msg string) (line, col int, out string) {
 	if s := findSuspect(string(data), line); s != nil {
 		return s.line, s.col, s.message(msg)
 	}
+	if strings.Contains(msg, "tab character") {
+		// YAML indents with spaces only; point at the first tab that indents a line.
+		for i, l := range strings.SplitAfter(string(data), "\n") {
+			if i+1 >= line {
+				if t := strings.IndexByte(l, '\t'); t >= 0 && strings.TrimLeft(l[:t], " ") == "" {
+					return i + 1, t + 1, "invalid YAML: " + msg + "; indent with spaces"
+				}
+			}
+		}
+	}
 	return line, 1, "invalid YAML: " + msg
 }
 
