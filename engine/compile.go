@@ -38,6 +38,7 @@ type compiler struct {
 	eng   *Engine
 	file  string
 	pos   sitedef.Positions
+	cut   map[uintptr]string
 	diags *diag.List
 	steps map[string]int
 	// via is what the file extends, when it was resolved from a base.
@@ -76,10 +77,25 @@ func (c *compiler) expr(ptr *string, what string, opts ...expr.Option) *vm.Progr
 	}
 	p, err := c.compileExpr(*ptr, opts...)
 	if err != nil {
+		if cm, ok := c.cut[reflectAddr(ptr)]; ok {
+			// The precise version of exprErr's hint: the comment YAML removed is known.
+			c.errAt(ptr, "%s: bad expression: %s; YAML read %q as a comment and cut the expression there: quote the whole value: %s",
+				what, exprMsg(err), cm, "'"+strings.ReplaceAll(*ptr+" "+cm, "'", "''")+"'")
+			return nil
+		}
 		c.errAt(ptr, "%s: %s", what, exprErr(err))
 		return nil
 	}
 	return p
+}
+
+// exprMsg is expr's message without its source excerpt.
+func exprMsg(err error) string {
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		return fmt.Sprintf("%s (expression line %d, column %d)", fe.Message, fe.Line, fe.Column+1)
+	}
+	return err.Error()
 }
 
 func (c *compiler) compileExpr(code string, opts ...expr.Option) (*vm.Program, error) {
@@ -254,15 +270,17 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	for k, v := range env {
 		siteEnv[k] = v
 	}
-	// Site-wide headers and rules serve endpoints with different parameters.
+	// Site-wide headers and rules serve endpoints with different parameters, sources and fields.
 	siteEnv["params"] = types.Map{types.Extra: types.Any}
+	siteEnv["src"] = types.Map{types.Extra: types.Any}
+	siteEnv["fields"] = types.Map{types.Extra: types.Any}
 	p.want = newIndexWant()
-	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, diags: &diags, steps: map[string]int{}, via: site.Base}
+	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, cut: site.Cut, diags: &diags, steps: map[string]int{}, via: site.Base}
 	s.Request.Headers.Each(func(k string, v *string) {
 		p.siteHeaders = append(p.siteHeaders, kvTemplate{key: k, val: sc.template(v, "header "+k)})
 	})
 
-	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, diags: &diags, steps: map[string]int{}, via: ep.Base}
+	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, cut: ep.Cut, diags: &diags, steps: map[string]int{}, via: ep.Base}
 	if d.Kind != "endpoint" {
 		c.errAt(&d.Kind, "kind must be endpoint")
 	}
@@ -374,7 +392,11 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 				}
 			}
 		}
+		// normalize runs before the request exists, on the raw value alone (engine/params.go).
+		outer := c.env
+		c.env = types.Map{"value": types.Any}
 		pr.normalize = c.expr(&sp.Normalize, "normalize")
+		c.env = outer
 		if pr.required && pr.def != nil {
 			c.errAt(sp, "parameter %q is required and has a default: pick one", name)
 		}
@@ -399,7 +421,11 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 				c.errAt(&cs.OneOf, "one_of names %q, which is not a parameter", n)
 			}
 		}
+		// A constraint sees the validated parameters only (engine/params.go).
+		outer := c.env
+		c.env = types.Map{"params": c.env["params"]}
 		k.require = c.expr(&cs.Require, "require", expr.AsBool())
+		c.env = outer
 		if (k.require == nil) == (len(cs.OneOf) == 0) && cs.Require == "" {
 			c.errAt(cs, "a constraint has require or one_of")
 		}
@@ -636,6 +662,10 @@ var kinds = map[string]fieldKind{"string": kString, "int": kInt, "float": kFloat
 
 func (c *compiler) compileFields(m *sitedef.Map[sitedef.Field], listParent *field, depth int) []*field {
 	var out []*field
+	// fields.<name> reads the object being built, so each level declares its own names.
+	outer := c.env["fields"]
+	c.env["fields"] = declare(m.Keys)
+	defer func() { c.env["fields"] = outer }()
 	m.Each(func(name string, f *sitedef.Field) {
 		out = append(out, c.compileField(name, f, listParent, depth))
 	})
@@ -772,19 +802,19 @@ func (c *compiler) compilePaginate(p *Plan, pg *sitedef.Paginate) {
 
 func reflectAddr(p any) uintptr { return reflect.ValueOf(p).Pointer() }
 
-// planEnv declares the names an endpoint's expressions may use. Parameters are declared by name, so a
-// misspelt params.x is a load-time error; JSON-shaped values are typed any.
+// planEnv declares the names an endpoint's expressions may use; JSON-shaped values are typed any.
+//
+// params, src and fields are declared by name, so a misspelt params.x, src.x or fields.x is a load-time
+// error rather than a silent nil. docs/sitedef-format.md lists every name; a test keeps the two in step.
 func planEnv(d *sitedef.Endpoint) types.Map {
-	params := types.Map{}
-	d.Params.Each(func(name string, _ *sitedef.Param) { params[name] = types.Any })
 	open := types.Map{types.Extra: types.Any}
 	return types.Map{
-		"params": params,
+		"params": declare(d.Params.Keys),
 		"domain": types.Map{"name": types.String, "host": types.String, "locale": types.String, "currency": types.String},
 		"vars":   open,
 		"steps":  types.Map{types.Extra: types.Map{"status": types.Int, "url": types.String, "body": types.String}},
-		"src":    open,
-		"fields": open,
+		"src":    declare(d.Sources.Keys),
+		"fields": declare(d.Fields.Keys),
 		"value":  types.Any,
 		"item":   types.Any,
 		"index":  types.Int,
@@ -792,4 +822,13 @@ func planEnv(d *sitedef.Endpoint) types.Map {
 		"page":   types.Map{"number": types.Int, "cursor": types.Any},
 		"base":   types.String,
 	}
+}
+
+// declare types an object whose only keys are names, each of any type.
+func declare(names []string) types.Map {
+	m := make(types.Map, len(names))
+	for _, n := range names {
+		m[n] = types.Any
+	}
+	return m
 }

@@ -53,7 +53,8 @@ func (p *Plan) encodeValue(b *bytes.Buffer, v any, f *field) error {
 				if i > 0 {
 					b.WriteByte(',')
 				}
-				if m, ok := e.(map[string]any); ok {
+				// Without fields of its own, a list<object> keeps its objects whole.
+				if m, ok := e.(map[string]any); ok && len(children) > 0 {
 					if err := p.encodeObject(b, m, children); err != nil {
 						return err
 					}
@@ -117,6 +118,10 @@ func encodeAny(b *bytes.Buffer, v any) error {
 		}
 		b.WriteByte('}')
 	default:
+		// expr's map builtins (groupBy) make maps keyed by any, which encoding/json refuses.
+		if m, ok := objectOf(x); ok {
+			return encodeAny(b, m)
+		}
 		enc, err := json.Marshal(x)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -207,7 +208,7 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 		// A list<object> without fields keeps its selector's JSON objects as they are.
 		out := make([]any, 0, n)
 		for _, e := range elems[:min(n, len(elems))] {
-			if m, ok := e.(map[string]any); ok {
+			if m, ok := objectOf(e); ok {
 				out = append(out, m)
 			} else if e != nil {
 				r.warnings = append(r.warnings, fmt.Sprintf("field %s: dropped a %T that is not an object", f.name, e))
@@ -501,12 +502,36 @@ func coerce(v any, kind, elem fieldKind, base any) (any, error) {
 		}
 		return u.String(), nil
 	case kObject:
-		if m, ok := v.(map[string]any); ok {
+		if m, ok := objectOf(v); ok {
 			return m, nil
 		}
 		return nil, fmt.Errorf("want an object, got %T", v)
 	}
 	return v, nil
+}
+
+// objectOf returns v as an object. Besides decoded JSON's map[string]any it takes the maps expr's
+// builtins build (groupBy gives map[any][]any), whose keys are written as text.
+func objectOf(v any) (map[string]any, bool) {
+	if m, ok := v.(map[string]any); ok {
+		return m, true
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Map {
+		return nil, false
+	}
+	out := make(map[string]any, rv.Len())
+	it := rv.MapRange()
+	for it.Next() {
+		k := it.Key().Interface()
+		switch k.(type) {
+		case string, int, int64, float64, bool:
+			out[stringify(k)] = it.Value().Interface()
+		default:
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 func toInt(v any) (int, bool) {

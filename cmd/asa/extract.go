@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
+	"asa/engine"
 	"asa/engine/errcode"
 	"asa/engine/fixture"
 	"asa/engine/universal"
@@ -59,6 +61,9 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 				return 2
 			}
 			dir = v
+		case a == "-h" || a == "--help":
+			fmt.Fprint(stdout, extractUsage)
+			return 0
 		case strings.HasPrefix(a, "-") && a != "-":
 			fmt.Fprintf(stderr, "asa extract: unknown flag %s\n\n%s", a, usage)
 			return 2
@@ -81,30 +86,14 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "asa extract: no endpoint %s (asa sitedef list shows them)\n", id)
 		return 2
 	}
-	steps := plan.StepIDs()
-	if len(files) > len(steps) {
-		fmt.Fprintf(stderr, "asa extract: %s has %d steps (%s) but %d files were given\n", id, len(steps), strings.Join(steps, ", "), len(files))
+	rp, pages, err := replies(plan, files, finalURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "asa extract: %v\n", err)
 		return 2
 	}
-	rp := &fixture.Replay{Replies: map[string]*fixture.Reply{}}
-	for i, f := range files {
-		step := steps[i]
-		// STEP=FILE names the step explicitly, for endpoints whose steps run conditionally.
-		if k, v, ok := strings.Cut(f, "="); ok && plan.HasStep(k) {
-			step, f = k, v
-		}
-		body, err := readFile(f)
-		if err != nil {
-			fmt.Fprintf(stderr, "asa extract: %v\n", err)
-			return 1
-		}
-		h := http.Header{}
-		h.Set("Content-Type", fixture.ContentType(f))
-		rep := &fixture.Reply{Status: 200, Header: h, Body: body}
-		if i == 0 {
-			rep.URL = finalURL
-		}
-		rp.Replies[step] = rep
+	if pages > 1 && params.Get("pages") == "" && plan.Endpoint.Params.Get("pages") != nil {
+		// As many pages as were given, unless --param pages says otherwise.
+		params.Set("pages", strconv.Itoa(pages))
 	}
 	if len(params) == 0 || (params.Get("query") == "" && plan.ExampleParams().Get("query") != "" && len(files) > 0) {
 		// With no parameters, use the endpoint's examples so a quick look at a page needs no typing.
@@ -127,6 +116,79 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	return 0
+}
+
+const extractUsage = `asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
+
+Runs one endpoint on saved responses and prints what a client would get (warnings on stderr).
+
+  FILE          the response of the next step, in step order ("-" reads standard input)
+  STEP=FILE     the response of step STEP, for endpoints whose steps run conditionally; given again
+                for the same step, the response of its next page (page 2, 3, ...)
+  STEP@N=FILE   the response of step STEP on page N of a paginated endpoint (as fixture cases key it)
+  --param k=v   a request parameter (default: the endpoint's examples); with pages of a paginated
+                endpoint given and no --param pages, pages is the number of pages given
+  --url URL     the final URL of the first response (default: the URL the step requests)
+
+  asa extract reddit.subreddit page=p1.json page=p2.json --param query=pics
+  asa extract reddit.subreddit page@1=p1.json page@2=p2.json --param query=pics --param pages=2
+`
+
+// replies maps the FILE arguments to recorded responses keyed as the replayer wants them (step, or
+// step@N for page N > 1) and returns the highest page given.
+func replies(plan *engine.Plan, files []string, finalURL string) (*fixture.Replay, int, error) {
+	steps := plan.StepIDs()
+	rp := &fixture.Replay{Replies: map[string]*fixture.Reply{}}
+	nextPage := map[string]int{} // the page a repeated STEP=FILE fills
+	positional, maxPage := 0, 1
+	for _, f := range files {
+		step, page := "", 0
+		if k, v, ok := strings.Cut(f, "="); ok {
+			name, n, numbered := strings.Cut(k, "@")
+			if plan.HasStep(name) {
+				step, f = name, v
+				if numbered {
+					p, err := strconv.Atoi(n)
+					if err != nil || p < 1 || p > engine.MaxPages {
+						return nil, 0, fmt.Errorf("%s: the page after @ is a number from 1 to %d", k, engine.MaxPages)
+					}
+					page = p
+				}
+			}
+		}
+		if step == "" {
+			if positional >= len(steps) {
+				return nil, 0, fmt.Errorf("%s has %d steps (%s) but %d files were given in step order; name pages as STEP=FILE or STEP@N=FILE",
+					plan.Endpoint.Resource, len(steps), strings.Join(steps, ", "), positional+1)
+			}
+			step = steps[positional]
+			positional++
+		}
+		if page == 0 {
+			page = nextPage[step] + 1
+		}
+		nextPage[step] = max(nextPage[step], page)
+		key := step
+		if page > 1 {
+			key = fmt.Sprintf("%s@%d", step, page)
+		}
+		if rp.Replies[key] != nil {
+			return nil, 0, fmt.Errorf("two files for step %s page %d", step, page)
+		}
+		body, err := readFile(f)
+		if err != nil {
+			return nil, 0, err
+		}
+		h := http.Header{}
+		h.Set("Content-Type", fixture.ContentType(f))
+		rep := &fixture.Reply{Status: 200, Header: h, Body: body}
+		if len(rp.Replies) == 0 {
+			rep.URL = finalURL
+		}
+		rp.Replies[key] = rep
+		maxPage = max(maxPage, page)
+	}
+	return rp, maxPage, nil
 }
 
 // extractUniversal runs the universal endpoint's extraction on one saved page: --param parse=

@@ -61,8 +61,9 @@ Usage:
                                                   and a corpus expectation from a saved page
   asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
                                                   run one endpoint on saved responses: one FILE per step in
-                                                  step order, or STEP=FILE to name the step; universal.get
-                                                  runs the universal extraction (--param parse=text ...)
+                                                  step order, or STEP=FILE to name the step (again for its
+                                                  next page; STEP@N=FILE for page N); universal.get runs the
+                                                  universal extraction (--param parse=text ...); -h for more
 
 Global: --sitedefs DIR replaces the sitedefs embedded in the binary.
 `

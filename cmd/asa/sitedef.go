@@ -192,8 +192,15 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cases, err := fixture.LoadCases(*fixtures)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+		// Every bad case file is reported; the cases that loaded still run.
+		var dl diag.List
+		if !errors.As(err, &dl) {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		for _, d := range dl {
+			report("case file", fmt.Errorf("%s", d))
+		}
 	}
 	fired := map[string]map[string]bool{}
 	for _, c := range cases {

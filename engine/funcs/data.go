@@ -38,6 +38,27 @@ func listOf(v any) ([]any, bool) {
 	return out, true
 }
 
+// sortedEntries returns the entries of a map sorted by key. Keys of other types than string
+// (expr's groupBy makes map[any][]any) are written as text; a key with no text form is skipped.
+func sortedEntries(v any) ([]entry, bool) {
+	if m, ok := v.(map[string]any); ok {
+		return entriesOf(m)
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Map {
+		return nil, false
+	}
+	out := make([]entry, 0, rv.Len())
+	it := rv.MapRange()
+	for it.Next() {
+		if ks, ok := stringOf(it.Key().Interface()); ok {
+			out = append(out, entry{ks, it.Value().Interface()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out, true
+}
+
 // entry is one key/value of a map or struct, in the order children visits them.
 type entry struct {
 	key string

@@ -848,6 +848,81 @@ func (s *Set) definitions() []def {
 			),
 		},
 		{
+			name: "keys", group: groupData, sig: "keys(map) → list | nil",
+			summary: "The keys of map, sorted, so that outputs are the same on every run. Replaces expr's " +
+				"builtin, whose order changes from run to run. nil for a non-map.",
+			types: []any{tA},
+			fn: func(args ...any) (any, error) {
+				if err := arity("keys", args, 1, 1); err != nil {
+					return nil, err
+				}
+				es, ok := sortedEntries(args[0])
+				if !ok {
+					return nil, nil
+				}
+				out := make([]any, len(es))
+				for i, e := range es {
+					out[i] = e.key
+				}
+				return out, nil
+			},
+			examples: ex(
+				`keys({"b": 1, "a": 2, "c": 3})`, `["a","b","c"]`,
+				`keys(fromPairs([["y", 1], ["x", 2]]))`, `["x","y"]`,
+				`keys(groupBy([1, 2, 3], # % 2))`, `["0","1"]`,
+				`keys("text")`, `null`,
+			),
+		},
+		{
+			name: "values", group: groupData, sig: "values(map) → list | nil",
+			summary: "The values of map in the order of its sorted keys (see keys). Replaces expr's builtin, " +
+				"whose order changes from run to run. nil for a non-map.",
+			types: []any{tA},
+			fn: func(args ...any) (any, error) {
+				if err := arity("values", args, 1, 1); err != nil {
+					return nil, err
+				}
+				es, ok := sortedEntries(args[0])
+				if !ok {
+					return nil, nil
+				}
+				out := make([]any, len(es))
+				for i, e := range es {
+					out[i] = e.val
+				}
+				return out, nil
+			},
+			examples: ex(
+				`values({"b": 1, "a": 2})`, `[2,1]`,
+			),
+		},
+		{
+			name: "fromPairs", group: groupData, sig: "fromPairs(list) → map | nil",
+			summary: "A map from a list of `[key, value]` pairs; a later pair wins over an earlier one with the " +
+				"same key. Keys are strings (numbers are written as text); items that are not a pair with a " +
+				"text key are skipped. Replaces expr's builtin, whose maps (keyed by any value) an object field " +
+				"could not take.",
+			types: []any{tA},
+			fn: listFn("fromPairs", func(l []any) any {
+				out := make(map[string]any, len(l))
+				for _, p := range l {
+					kv, ok := listOf(p)
+					if !ok || len(kv) != 2 {
+						continue
+					}
+					if k, ok := stringOf(kv[0]); ok {
+						out[k] = kv[1]
+					}
+				}
+				return out
+			}),
+			examples: ex(
+				`fromPairs([["a", 1], ["b", [2]], ["a", 3]])`, `{"a":3,"b":[2]}`,
+				`fromPairs(map(["x", "y"], [#, upper(#)]))`, `{"x":"X","y":"Y"}`,
+				`fromPairs([[1, "one"], ["bad"], [nil, 2]])`, `{"1":"one"}`,
+			),
+		},
+		{
 			name: "coalesce", group: groupData, sig: "coalesce(a, b, ...) → any | nil",
 			summary: "The first argument that is not empty: not nil, `\"\"`, an empty list or an empty map. " +
 				"(`a ?? b` only skips nil.)",

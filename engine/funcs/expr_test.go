@@ -484,7 +484,7 @@ var (
 	wholeText = []string{"normSpace", "stripTags", "unescapeHTML", "truncate", "splitLines", "joinLines",
 		"between", "absURL", "urlParam", "urlHost", "urlPath", "unwrapURL", "reFind", "reFindAll",
 		"reMatch", "reReplace", "parseJSON", "toJSON", "get", "find", "findAll", "uniq", "compact",
-		"flatten", "zipObject", "coalesce", "textOf"}
+		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs"}
 )
 
 // argsFor builds the arguments of a call of d with first argument in.

@@ -65,8 +65,9 @@ func New() *Set {
 }
 
 // Options returns the expr options that register every function with its typed signatures, so
-// that argument counts and types are checked when an expression is compiled. Four names replace
-// expr builtins with compatible supersets (get, uniq, flatten, toJSON), and find(v, "key") is
+// that argument counts and types are checked when an expression is compiled. Seven names replace
+// expr builtins with compatible supersets (get, uniq, flatten, toJSON) or deterministic,
+// string-keyed versions (keys, values, fromPairs), and find(v, "key") is
 // routed to the deep key search while find(list, predicate) stays expr's builtin. Invalid literal
 // regular expressions are compile errors.
 //

@@ -99,6 +99,7 @@ type decoder struct {
 	origin map[*yaml.Node]string
 	root   string
 	fields map[reflect.Type]map[string][]int
+	cut    map[uintptr]string // nil: not recorded
 }
 
 // at is the position of n, naming its file when it is not the root file.
@@ -133,6 +134,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 	}
 	if n.Kind == yaml.AliasNode {
 		d.errorf(n, "YAML aliases are not allowed in sitedefs")
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag != "" && !strings.HasPrefix(n.Tag, "!!") {
+		// An expression such as !fields.in_stock, read by YAML as a tag on an empty value.
+		d.errorf(n, "YAML read %q as a tag, not as part of the value; quote the whole value: %s", n.Tag, quoteYAML(strings.TrimSpace(n.Tag+" "+n.Value)))
 		return
 	}
 	if v.CanAddr() {
@@ -180,6 +186,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 		d.pos[p.Pointer()] = d.at(n)
 	case reflect.Struct:
 		d.decodeStruct(n, v)
+	case reflect.Map:
+		d.decodeMap(n, v)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			d.errorf(n, "expected a list, found %s", kindName(n))
@@ -196,6 +204,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 			return
 		}
 		v.SetString(n.Value)
+		if d.cut != nil && n.Style == 0 && n.LineComment != "" && v.CanAddr() {
+			d.cut[v.Addr().Pointer()] = n.LineComment
+		}
 	case reflect.Bool:
 		b, err := strconv.ParseBool(n.Value)
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || err != nil {
@@ -245,6 +256,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 		}
 		idx, ok := fields[k.Value]
 		if !ok {
+			if prev, cut := commaCut(n, i); cut {
+				d.errorf(k, "unknown key %q: inside { } YAML ended the value of %q at an unquoted \",\"; quote the whole value: %s: %s",
+					k.Value, prev.key, prev.key, quoteYAML(prev.val+", "+k.Value))
+				continue
+			}
 			d.errorf(k, "unknown key %q%s", k.Value, suggest(k.Value, fields))
 			continue
 		}
@@ -255,6 +271,58 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 		seen[k.Value] = true
 		d.decode(val, v.FieldByIndex(idx))
 	}
+}
+
+// decodeMap decodes a plain Go map with string keys (fixture cases use them; sitedefs use Map, which
+// keeps the order).
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value) {
+	if v.Type().Key().Kind() != reflect.String {
+		d.errorf(n, "internal: cannot decode into %s", v.Type())
+		return
+	}
+	if n.Tag == "!!null" {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "expected a mapping, found %s", kindName(n))
+		return
+	}
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, "a key must be a plain string")
+			continue
+		}
+		if k.Value == "<<" {
+			d.errorf(k, "YAML merge keys are not allowed")
+			continue
+		}
+		key := reflect.ValueOf(k.Value).Convert(v.Type().Key())
+		if m.MapIndex(key).IsValid() {
+			d.errorf(k, "duplicate key %q", k.Value)
+			continue
+		}
+		e := reflect.New(v.Type().Elem()).Elem()
+		d.decode(val, e)
+		m.SetMapIndex(key, e)
+	}
+	v.Set(m)
+}
+
+type cutValue struct{ key, val string }
+
+// commaCut reports whether the key at n.Content[i] is the tail of the previous value cut at a comma:
+// `{expr: max(a, b)}` reads as expr: "max(a" and a key "b)" without a value.
+func commaCut(n *yaml.Node, i int) (cutValue, bool) {
+	if n.Style&yaml.FlowStyle == 0 || i < 2 || n.Content[i+1].Tag != "!!null" || n.Content[i+1].Value != "" {
+		return cutValue{}, false
+	}
+	pk, pv := n.Content[i-2], n.Content[i-1]
+	if pv.Kind != yaml.ScalarNode || pv.Style != 0 || pv.Tag != "!!str" {
+		return cutValue{}, false
+	}
+	return cutValue{pk.Value, pv.Value}, true
 }
 
 // structFields maps YAML keys to field indexes, flattening `yaml:",inline"` embedded structs.

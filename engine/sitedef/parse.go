@@ -2,9 +2,6 @@ package sitedef
 
 import (
 	"bytes"
-	"fmt"
-	"regexp"
-	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -21,6 +18,9 @@ type File struct {
 	Node *yaml.Node
 	// Base is set on a file resolved from extends: the base it extends and where the child says so.
 	Base *BaseRef
+	// Cut holds, by the address of a string value, the comment YAML took off its line: an unquoted
+	// expression with " #" in it loses its end that way, and the compiler says so when it fails.
+	Cut map[uintptr]string
 }
 
 // MaxFileBytes bounds a sitedef file: they are small by nature, and the loader also reads directories
@@ -31,7 +31,7 @@ const MaxFileBytes = 1 << 20
 // column; the returned File is usable for further checks even when there are errors.
 func Parse(path string, data []byte) (*File, diag.List) {
 	var diags diag.List
-	f := &File{Path: path, Pos: Positions{}}
+	f := &File{Path: path, Pos: Positions{}, Cut: map[uintptr]string{}}
 	if len(data) > MaxFileBytes {
 		diags.Add(path, 1, 1, "file is %d bytes, over the %d byte limit", len(data), MaxFileBytes)
 		return f, diags
@@ -39,11 +39,8 @@ func Parse(path string, data []byte) (*File, diag.List) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
-		line := 1
-		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		diags.Add(path, line, 1, "%s", yamlErr(err))
+		line, col, msg := syntaxError(data, err.Error())
+		diags.Add(path, line, col, "%s", msg)
 		return f, diags
 	}
 	var extra yaml.Node
@@ -65,7 +62,7 @@ func Parse(path string, data []byte) (*File, diag.List) {
 		}
 	}
 	f.Node = n
-	d := &decoder{file: path, root: path, diags: &diags, pos: f.Pos}
+	d := &decoder{file: path, root: path, diags: &diags, pos: f.Pos, cut: f.Cut}
 	switch kind {
 	case "site":
 		f.Site = &Site{}
@@ -77,19 +74,4 @@ func Parse(path string, data []byte) (*File, diag.List) {
 		diags.Add(path, n.Line, n.Column, "missing or unknown kind %q: want site or endpoint", kind)
 	}
 	return f, diags
-}
-
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
-
-// yamlErr strips yaml.v3's prefix; its messages already carry "line N:".
-func yamlErr(err error) string {
-	s := err.Error()
-	return fmt.Sprintf("invalid YAML: %s", trimPrefix(s, "yaml: "))
-}
-
-func trimPrefix(s, p string) string {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):]
-	}
-	return s
 }

@@ -19,7 +19,7 @@ func TestParse(t *testing.T) {
 		{"duplicate key", "kind: site\nname: a\nname: b\n", []string{"f.yaml:3:1:"}},
 		{"unknown kind", "kind: sight\n", []string{`unknown kind "sight"`}},
 		{"not a mapping", "- a\n", []string{"a sitedef file is a mapping"}},
-		{"yaml syntax", "kind: site\nname: [\n", []string{"f.yaml:2:1: error: invalid YAML: line 2"}},
+		{"yaml syntax", "kind: site\nname: [\n", []string{"f.yaml:2:1: error: invalid YAML: did not find expected node content"}},
 		{"alias refused", "kind: site\nname: &n x\nsummary: *n\n", []string{"aliases are not allowed"}},
 		{"all errors at once", "kind: endpoint\nfoo: 1\nfields:\n  a: {xpth: //a, type: [x]}\n", []string{`unknown key "foo"`, `unknown key "xpth"`, "expected a string, found a list"}},
 	}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSitedefTestReportsEveryBadCase: a case file that does not decode is reported with
+// file:line:col, the other bad file too, and the good case still runs; the run fails.
+func TestSitedefTestReportsEveryBadCase(t *testing.T) {
+	fx := t.TempDir()
+	good := filepath.Join(fx, "reddit", "subreddit", "top-week")
+	if err := os.MkdirAll(good, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"case.yaml", "page.json", "expected.json"} {
+		b, err := os.ReadFile(filepath.Join("../../fixtures/reddit/subreddit/top-week", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(good, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := map[string]string{
+		"typo":    "params: {query: pics}\nresponses:\n  page: {body: page.json}\nexpect:\n  output: expected.json\n  lose: {title: present}\n",
+		"matcher": "params: {query: pics}\nresponses:\n  page: {body: page.json}\nexpect:\n  output: expected.json\n  loose: {posts: 'mincout:1'}\n",
+	}
+	for name, src := range bad {
+		dir := filepath.Join(fx, "reddit", "subreddit", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "case.yaml"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"sitedef", "test", "--sitedefs", "../../sitedefs", "--fixtures", fx, "--run", "reddit.subreddit", "-v"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{
+		"reddit/subreddit/matcher/case.yaml:6:18: error: loose posts: unknown matcher \"mincout:\" (did you mean mincount:?)",
+		"reddit/subreddit/typo/case.yaml:6:3: error: unknown key \"lose\" (did you mean \"loose\"?)",
+		"ok   case reddit.subreddit/top-week",
+		"1 passed, 2 failed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestExtractPages: asa extract replays every page of a paginated endpoint, by a repeated STEP=FILE or
+// by STEP@N=FILE, and gives what the fixture case of the same pages expects.
+func TestExtractPages(t *testing.T) {
+	const dir = "../../fixtures/reddit/subreddit/two-pages/"
+	var want any
+	b, err := os.ReadFile(dir + "expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	params := []string{"--sitedefs", "../../sitedefs", "--param", "query=https://www.reddit.com/r/AskHistorians/", "--param", "sort=new", "--param", "limit=3"}
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		posts     int // -1: compare with expected.json
+		stderrHas string
+	}{
+		{"repeated STEP=FILE", []string{"page=" + dir + "page.json", "page=" + dir + "page@2.json"}, 0, -1, ""},
+		{"numbered", []string{"page@2=" + dir + "page@2.json", "page@1=" + dir + "page.json"}, 0, -1, ""},
+		{"first file positional", []string{dir + "page.json", "page@2=" + dir + "page@2.json"}, 0, -1, ""},
+		{"one page", []string{"page=" + dir + "page.json"}, 0, 3, ""},
+		{"pages asked beyond the files", []string{"page=" + dir + "page.json", "--param", "pages=2"}, 0, 3, "warning: page 2: "},
+		{"page zero", []string{"page@0=" + dir + "page.json"}, 2, 0, "the page after @ is a number from 1 to 10"},
+		{"same page twice", []string{"page=" + dir + "page.json", "page@1=" + dir + "page.json"}, 2, 0, "two files for step page page 1"},
+		{"too many positional", []string{dir + "page.json", dir + "page@2.json"}, 2, 0, "name pages as STEP=FILE or STEP@N=FILE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"extract", "reddit.subreddit"}, tt.args...), params...)
+			code := run(context.Background(), args, &stdout, &stderr)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tt.code, stderr.String())
+			}
+			if tt.stderrHas != "" && !strings.Contains(stderr.String(), tt.stderrHas) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tt.stderrHas)
+			}
+			if code != 0 {
+				return
+			}
+			var got map[string]any
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("output: %v\n%s", err, stdout.String())
+			}
+			if tt.posts < 0 {
+				if !reflect.DeepEqual(any(got), want) {
+					t.Errorf("output differs from %sexpected.json:\n%s", dir, stdout.String())
+				}
+				return
+			}
+			if posts, _ := got["posts"].([]any); len(posts) != tt.posts {
+				t.Errorf("want %d posts, got %d", tt.posts, len(posts))
+			}
+		})
+	}
+}
+
+func TestExtractHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"extract", "-h"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"STEP=FILE", "STEP@N=FILE", "next page"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("asa extract -h lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package engine_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"asa/engine"
+	"asa/engine/fixture"
+	"asa/engine/registry"
+)
+
+const envSite = "kind: site\nsite: envs\nname: Envs\ncategory: other\nversion: 1.0.0\ndefault_domain: us\n" +
+	"domains:\n  us: {host: www.envs.example, locale: en_US, currency: USD}\n"
+
+// envEndpoint is an endpoint whose fields part is given by each case.
+func envEndpoint(fields string) string {
+	return `kind: endpoint
+resource: item
+summary: Names an expression may read.
+params:
+  query: {type: string, required: true}
+steps:
+  - id: page
+    request: {url: "https://www.envs.example/${ params.query }"}
+sources:
+  ld: {json_ld: Product}
+fields:
+` + fields
+}
+
+func loadEnvs(t *testing.T, fields string) (*registry.Registry, []string) {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"envs/site.yaml": {Data: []byte(envSite)},
+		"envs/item.yaml": {Data: []byte(envEndpoint(fields))},
+	}
+	reg, diags := registry.Load(engine.New(), fsys)
+	var msgs []string
+	for _, d := range diags {
+		if !d.Warning {
+			msgs = append(msgs, d.String())
+		}
+	}
+	return reg, msgs
+}
+
+// TestUndeclaredNames: src.x and fields.x that name nothing are load-time errors like params.x, at
+// the expression's line; names that exist load, at every level of nesting.
+func TestUndeclaredNames(t *testing.T) {
+	tests := []struct {
+		name   string
+		fields string
+		want   string // substring of the only error; "" for none
+	}{
+		{"declared names", "  a: {expr: 'src.ld?.name'}\n  b: {expr: 'fields.a ?? params.query'}\n", ""},
+		{"misspelt source", "  a: {expr: 'src.ldd?.name'}\n", "item.yaml:12:13: error: field a: bad expression: unknown field ldd"},
+		{"misspelt field", "  a: {expr: '1'}\n  b: {expr: fields.aa}\n", "item.yaml:13:13: error: field b: bad expression: unknown field aa"},
+		{"misspelt param", "  a: {expr: params.qeury}\n", "unknown field qeury"},
+		{"field of the item's own object", "  list:\n    type: list<object>\n    expr: '[{\"n\": 1}]'\n    fields:\n      n: {type: int, expr: item.n}\n      m: {type: int, expr: fields.n + 1}\n", ""},
+		{"outer field inside an item", "  a: {expr: '1'}\n  list:\n    type: list<object>\n    expr: '[{\"n\": 1}]'\n    fields:\n      n: {type: int, expr: fields.a}\n", "unknown field a"},
+		{"expression cut by a comment", "  a:\n    expr: split(params.query, \" #\")[0]\n",
+			`item.yaml:13:11: error: field a: bad expression: literal not terminated (expression line 1, column 22); YAML read "#\")[0]" as a comment and cut the expression there: quote the whole value: 'split(params.query, " #")[0]'`},
+		{"a comment after a whole expression", "  a:\n    expr: params.query  # the id as given\n", ""},
+		{"field rule after the fields", "  a: {expr: fields.list}\n  list:\n    type: list<object>\n    expr: '[]'\n    fields:\n      n: {expr: item.n}\n  b: {expr: fields.a}\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := loadEnvs(t, tt.fields)
+			if tt.want == "" {
+				if len(errs) > 0 {
+					t.Fatalf("unexpected errors: %v", errs)
+				}
+				return
+			}
+			if len(errs) != 1 || !strings.Contains(errs[0], tt.want) {
+				t.Fatalf("want one error containing %q, got %v", tt.want, errs)
+			}
+		})
+	}
+}
+
+// TestBuiltMapsAreObjects: maps built by fromPairs and expr's groupBy are accepted by object and any
+// fields and encoded as JSON objects; keys() is sorted.
+func TestBuiltMapsAreObjects(t *testing.T) {
+	reg, errs := loadEnvs(t, `  pairs: {type: object, expr: 'fromPairs([["b", 1], ["a", 2]])'}
+  groups: {type: any, expr: 'groupBy([1, 2, 3], # % 2 == 0 ? "even" : "odd")'}
+  grouped: {type: object, expr: 'groupBy(["x"], "k")'}
+  list: {type: list<object>, expr: 'map([1, 2], fromPairs([["n", #]]))'}
+  names: {type: list<string>, expr: 'keys({"z": 1, "y": 2, "x": 3})'}
+`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	out := fixture.Execute(context.Background(), reg.Plan("envs.item"), url.Values{"query": {"q"}},
+		&fixture.Replay{Replies: map[string]*fixture.Reply{"page": reply("<html><body></body></html>")}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	want := `{"pairs":{"a":2,"b":1},"groups":{"even":[2],"odd":[1,3]},"grouped":{"k":["x"]},"list":[{"n":1},{"n":2}],"names":["x","y","z"]}`
+	if got := string(out.JSON); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if len(out.Res.Warnings) > 0 {
+		t.Errorf("warnings: %v", out.Res.Warnings)
+	}
+}
