@@ -3,6 +3,8 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -10,7 +12,6 @@ import (
 	"golang.org/x/net/html"
 
 	"asa/engine/dom"
-	"asa/engine/sitedef"
 )
 
 func TestAnalyzeXPath(t *testing.T) {
@@ -53,16 +54,14 @@ func TestAnalyzeXPath(t *testing.T) {
 // TestFastXPathMatchesFull runs every indexable XPath of every shipped sitedef both ways on real and
 // fixture pages: the index path must give the nodes the full evaluation gives, in the same order.
 func TestFastXPathMatchesFull(t *testing.T) {
-	var pages []string
-	for _, pat := range []string{"../fixtures/*/*/*/*.html", "../../shared/corpus/amazon/*.html", "../../shared/corpus/google/serp-20*.html"} {
-		m, _ := filepath.Glob(pat)
-		pages = append(pages, m...)
+	// Besides each endpoint's own pages, every Amazon page and the dated Google SERPs of the corpus:
+	// the index is cheap to check, and those are the pages it was built for.
+	extra := map[string][]string{}
+	for site, pat := range map[string]string{"amazon": "../../shared/corpus/amazon/*.html", "google": "../../shared/corpus/google/serp-20*.html"} {
+		extra[site], _ = filepath.Glob(pat)
 	}
-	if len(pages) == 0 {
-		t.Skip("no pages")
-	}
-	var sels []*xpathSel
-	for _, x := range shippedSelectors(t) {
+	var sels []shippedSel
+	for _, x := range shippedSelectors(t, extra) {
 		if x.fast != nil {
 			sels = append(sels, x)
 		}
@@ -75,18 +74,9 @@ func TestFastXPathMatchesFull(t *testing.T) {
 		analyzeXPath(s.src, want)
 	}
 	checked := 0
-	for _, page := range pages {
-		body, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ = dom.ToUTF8(body, "text/html")
-		root, err := dom.ParseHTML(body)
-		if err != nil {
-			continue
-		}
+	forEachPage(t, sels, func(page string, root *html.Node, on []shippedSel) {
 		idx := buildIndex(root, want)
-		for _, s := range sels {
+		for _, s := range on {
 			fast, ok := s.fast.eval(idx)
 			if !ok {
 				continue
@@ -100,17 +90,89 @@ func TestFastXPathMatchesFull(t *testing.T) {
 			}
 			checked++
 		}
-	}
+	})
 	t.Logf("%d indexable XPaths, %d comparisons", len(sels), checked)
 }
 
-func readParse(p string) (*sitedef.File, error) {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
+// shippedSel is one distinct XPath of the shipped sitedefs and the pages of the endpoints using it.
+type shippedSel struct {
+	*xpathSel
+	pages []string
+}
+
+// maxPagesPerXPath bounds the pages one XPath is checked on: a family XPath is shared by every site
+// of the family, and its base's fixtures plus a spread of the sites' pages prove it as well as all.
+const maxPagesPerXPath = 16
+
+// shippedSelectors compiles every shipped sitedef (through the registry: families resolved) and
+// returns each distinct XPath once, with the pages of the endpoints that use it, plus extra pages
+// by site.
+func shippedSelectors(t *testing.T, extra map[string][]string) []shippedSel {
+	t.Helper()
+	if LoadShipped == nil {
+		t.Fatal("LoadShipped is not set (shipped_test.go)")
 	}
-	f, _ := sitedef.Parse(p, b)
-	return f, nil
+	plans, err := LoadShipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySrc := map[string]*shippedSel{}
+	var order []string
+	for _, sp := range plans {
+		pages := append(append([]string(nil), sp.Pages...), extra[sp.Plan.Site.Site]...)
+		for _, x := range sp.Plan.xpathSelectors() {
+			s := bySrc[x.src]
+			if s == nil {
+				s = &shippedSel{xpathSel: x}
+				bySrc[x.src] = s
+				order = append(order, x.src)
+			}
+			for _, p := range pages {
+				if len(s.pages) >= maxPagesPerXPath {
+					break
+				}
+				if !slices.Contains(s.pages, p) {
+					s.pages = append(s.pages, p)
+				}
+			}
+		}
+	}
+	out := make([]shippedSel, len(order))
+	for i, src := range order {
+		out[i] = *bySrc[src]
+	}
+	return out
+}
+
+// forEachPage parses every page some selector names once and calls fn with the selectors on it.
+func forEachPage(t *testing.T, sels []shippedSel, fn func(page string, root *html.Node, on []shippedSel)) {
+	t.Helper()
+	byPage := map[string][]shippedSel{}
+	var pages []string
+	for _, s := range sels {
+		for _, p := range s.pages {
+			if _, ok := byPage[p]; !ok {
+				pages = append(pages, p)
+			}
+			byPage[p] = append(byPage[p], s)
+		}
+	}
+	sort.Strings(pages)
+	if len(pages) == 0 {
+		t.Skip("no pages")
+	}
+	for _, page := range pages {
+		body, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = dom.ToUTF8(body, "text/html")
+		root, err := dom.ParseHTML(body)
+		if err != nil {
+			continue
+		}
+		fn(page, root, byPage[page])
+	}
 }
 
 // describeResult lists the nodes once each: antchfx repeats a node reached from two nested
@@ -159,18 +221,9 @@ func anyString(v any) string {
 // TestNativeXPathMatchesFull runs every XPath of the native subset both ways, from the document and
 // from a spread of element contexts of fixture and corpus pages: same nodes, same order.
 func TestNativeXPathMatchesFull(t *testing.T) {
-	var pages []string
-	// Every fixture page, and one real page of each kind (the reference evaluation is slow on them).
-	for _, pat := range []string{"../fixtures/*/*/*/*.html", "../../shared/corpus/amazon/product-amazon.com-dp-B01GOH7PKA.html",
-		"../../shared/corpus/amazon/search-de-katzenfutter.html", "../../shared/corpus/google/serp-2024-03-13-gu-gels-0410241ce1e2.html"} {
-		m, _ := filepath.Glob(pat)
-		pages = append(pages, m...)
-	}
-	if len(pages) == 0 {
-		t.Skip("no pages")
-	}
-	var sels []*xpathSel
-	for _, x := range shippedSelectors(t) {
+	// Each XPath on its endpoints' fixture pages and a real page of each big kind (shipped_test.go).
+	var sels []shippedSel
+	for _, x := range shippedSelectors(t, nil) {
 		if x.native != nil {
 			sels = append(sels, x)
 		}
@@ -179,16 +232,7 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 		t.Fatalf("only %d native XPaths found", len(sels))
 	}
 	checked := 0
-	for _, page := range pages {
-		body, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ = dom.ToUTF8(body, "text/html")
-		root, err := dom.ParseHTML(body)
-		if err != nil {
-			continue
-		}
+	forEachPage(t, sels, func(page string, root *html.Node, on []shippedSel) {
 		// A spread of elements, and the contexts list fields run from: result cards, result links
 		// (with an h3), table rows and list items.
 		ctxs := []*html.Node{root}
@@ -213,7 +257,7 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 			i++
 		}
 		var sub subtree
-		for _, s := range sels {
+		for _, s := range on {
 			for _, c := range ctxs {
 				e := s.get()
 				full := e.Evaluate(dom.NavigatorAt(root, c))
@@ -241,7 +285,7 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 				checked++
 			}
 		}
-	}
+	})
 	t.Logf("%d native XPaths, %d comparisons", len(sels), checked)
 }
 
@@ -255,29 +299,6 @@ func firstOf(v any) string {
 		return describeResult([]xpath.NodeNavigator(nil))
 	}
 	return describeResult([]xpath.NodeNavigator{it.Current().Copy()})
-}
-
-// shippedSelectors compiles every shipped sitedef and returns all its XPaths.
-func shippedSelectors(t *testing.T) []*xpathSel {
-	t.Helper()
-	var out []*xpathSel
-	sites, _ := filepath.Glob("../sitedefs/*/site.yaml")
-	for _, sp := range sites {
-		eps, _ := filepath.Glob(filepath.Join(filepath.Dir(sp), "*.yaml"))
-		for _, ep := range eps {
-			if strings.HasSuffix(ep, "site.yaml") {
-				continue
-			}
-			sf, _ := readParse(sp)
-			ef, _ := readParse(ep)
-			p, d := New().Compile(sf, ef)
-			if d.HasErrors() {
-				t.Fatalf("%s: %v", ep, d)
-			}
-			out = append(out, p.xpathSelectors()...)
-		}
-	}
-	return out
 }
 
 // The string shortcuts of the native subset against the general forms they replace.
