@@ -31,6 +31,12 @@ func (s *Server) writeError(c echo.Context, e *errcode.Error) error {
 	if e == nil {
 		e = &errcode.Error{Code: errcode.InternalError}
 	}
+	if e.Code == errcode.InternalError && errors.Is(e.Cause, ErrUnavailable) {
+		e = storeError(e.Cause)
+	}
+	if e.Code == errcode.ServiceUnavailable {
+		s.unavailableHeaders(c, e)
+	}
 	info, ok := errcode.Lookup(e.Code)
 	if !ok || e.Code == errcode.Blocked {
 		// Blocked never reaches a client: every attempt blocked is target_unreachable/blocked.
@@ -86,7 +92,7 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 	default:
 		ce = &errcode.Error{Code: errcode.InternalError, Cause: err}
 	}
-	if ce.Code == errcode.InternalError {
+	if ce.Code == errcode.InternalError && !errors.Is(ce.Cause, ErrUnavailable) {
 		s.log.ErrorContext(c.Request().Context(), "internal error", "request_id", requestID(c), "path", c.Request().URL.Path, "err", ce.Cause)
 	}
 	_ = s.writeError(c, ce)

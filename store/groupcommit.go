@@ -51,11 +51,34 @@ func (db *DB) charger() {
 				break drain
 			}
 		}
-		db.commitGroup(group)
+		if err := db.commitGroup(group); unavailable(err) {
+			db.refuseQueued(err)
+		}
 	}
 }
 
-func (db *DB) commitGroup(group []*chargeReq) {
+// refuseQueued answers every charge queued while a group failed for want of the database (locked
+// by another process past the timeout, disk full) with that failure, without trying them: they
+// have waited through the failed attempt already, and trying each group again would make the last
+// of them wait a timeout per group before them. Nothing of them was written. The next charge to
+// arrive tries the database again.
+func (db *DB) refuseQueued(cause error) {
+	for {
+		select {
+		case r, ok := <-db.chargeQ:
+			if !ok {
+				return
+			}
+			r.done <- fmt.Errorf("charging %q: not tried, the store failed the charges before it: %w", r.c.ID, classify(cause))
+		default:
+			return
+		}
+	}
+}
+
+// commitGroup commits the group and answers each charge; it returns the error that failed the
+// whole group, if one did.
+func (db *DB) commitGroup(group []*chargeReq) error {
 	errs := make([]error, len(group))
 	// The fast path: one transaction, no savepoints. A refused charge writes nothing, so only a
 	// failing statement can leave a charge half written; then the whole group is rolled back and
@@ -79,7 +102,9 @@ func (db *DB) commitGroup(group []*chargeReq) {
 		return nil
 	})
 	var fb errFallback
-	if errors.As(err, &fb) {
+	// A statement that failed for want of the database (disk full) would fail again one charge at
+	// a time: the group fails as a whole instead.
+	if errors.As(err, &fb) && !unavailable(fb.err) {
 		db.groupFallbacks.Add(1)
 		clear(errs)
 		err = db.writeTx(context.Background(), func(tx *sql.Tx) error {
@@ -110,6 +135,7 @@ func (db *DB) commitGroup(group []*chargeReq) {
 		}
 		r.done <- e
 	}
+	return err
 }
 
 // errFallback marks a statement that failed inside the fast path of a group commit.

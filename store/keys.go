@@ -117,7 +117,7 @@ func (db *DB) KeyByHash(ctx context.Context, hash [32]byte, at time.Time) (KeyRe
 		err = ErrNotFound
 	}
 	if err != nil {
-		return KeyRecord{}, Workspace{}, 0, fmt.Errorf("looking up key: %w", err)
+		return KeyRecord{}, Workspace{}, 0, fmt.Errorf("looking up key: %w", classify(err))
 	}
 	ws.CreatedAt = fromMS(wsCreated)
 	return k.record(), ws, used, nil
@@ -186,6 +186,8 @@ func (db *DB) Keys(ctx context.Context, workspaceID int64) ([]KeyRecord, error) 
 // Purged counts what PurgeRevoked deleted.
 type Purged struct {
 	Keys, Usage, Requests int64
+	// Refusals counts refusal rows (one per key, minute and kind of refusal).
+	Refusals int64
 }
 
 // PurgeRevoked deletes keys revoked more than RevokedRetention before now, with their ledger and
@@ -200,6 +202,7 @@ func (db *DB) PurgeRevoked(ctx context.Context, now time.Time) (Purged, error) {
 			sql string
 		}{
 			{&p.Requests, `DELETE FROM request_log WHERE key_id IN (` + expired + `)`},
+			{&p.Refusals, `DELETE FROM refusals WHERE key_id IN (` + expired + `)`},
 			{&p.Usage, `DELETE FROM usage WHERE key_id IN (` + expired + `)`},
 			{&p.Keys, `DELETE FROM api_keys WHERE id IN (` + expired + `)`},
 		} {

@@ -264,6 +264,7 @@ func (g *gen) endpointOperation(id string) obj {
 	}
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, codes502...)
 	return obj{
@@ -479,7 +480,7 @@ func (g *gen) addErrors(responses *obj, codes ...errcode.Code) {
 		enum = append(enum, string(c))
 	}
 	headers := obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}}
-	if info.Status == 429 {
+	if info.Status == 429 || info.Status == 503 {
 		headers.set("Retry-After", hdr("Retry-After"))
 	}
 	resp := obj{
@@ -643,6 +644,7 @@ func (g *gen) universalOperation() obj {
 	g.addErrors(&responses, errcode.InsufficientCredits)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, errcode.TargetUnreachable, errcode.ExtractionFailed)
 	return obj{
@@ -691,6 +693,7 @@ func (g *gen) createBatchOperation() obj {
 	g.addErrors(&responses, errcode.Conflict)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	return obj{
 		{"tags", []any{"batch"}},
 		{"summary", "Create a batch"},
@@ -717,6 +720,7 @@ func (g *gen) pollBatchOperation() obj {
 	g.addErrors(&responses, errcode.NotFound)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	return obj{
 		{"tags", []any{"batch"}},
 		{"summary", "Poll a batch"},
