@@ -163,6 +163,7 @@ func (db *DB) RevokeKey(ctx context.Context, workspaceID int64, shortPrefix stri
 
 // Keys lists the workspace's keys, active and revoked, oldest first.
 func (db *DB) Keys(ctx context.Context, workspaceID int64) ([]KeyRecord, error) {
+	_ = db.flushLogs(ctx) // last_used_at is written with the request log
 	rows, err := db.r.QueryContext(ctx,
 		`SELECT `+keyCols+` FROM api_keys k WHERE k.workspace_id = ? ORDER BY k.created_at, k.id`, workspaceID)
 	if err != nil {
