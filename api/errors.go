@@ -31,7 +31,7 @@ func (s *Server) writeError(c echo.Context, e *errcode.Error) error {
 	if e == nil {
 		e = &errcode.Error{Code: errcode.InternalError}
 	}
-	if e.Code == errcode.InternalError && errors.Is(e.Cause, ErrUnavailable) {
+	if e.Code == errcode.InternalError && unavailable(e.Cause) {
 		e = storeError(e.Cause)
 	}
 	if e.Code == errcode.ServiceUnavailable {
@@ -92,7 +92,7 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 	default:
 		ce = &errcode.Error{Code: errcode.InternalError, Cause: err}
 	}
-	if ce.Code == errcode.InternalError && !errors.Is(ce.Cause, ErrUnavailable) {
+	if ce.Code == errcode.InternalError && !unavailable(ce.Cause) {
 		s.log.ErrorContext(c.Request().Context(), "internal error", "request_id", requestID(c), "path", c.Request().URL.Path, "err", ce.Cause)
 	}
 	_ = s.writeError(c, ce)

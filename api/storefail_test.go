@@ -3,12 +3,16 @@ package api_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,12 +23,16 @@ import (
 	"asa/store"
 )
 
-// startStore is start with store options (a short store timeout, a small WAL limit).
-func startStore(t *testing.T, plan string, opts store.Options) *env {
+// startStore is start with store options (a short store timeout) and the database in dir ("" for
+// a temporary directory).
+func startStore(t *testing.T, plan string, opts store.Options, dir string) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{logs: &syncBuffer{}, target: &target{hold: make(chan struct{})}, cancel: cancel, done: make(chan error, 1), now: time.Now()}
-	e.dbPath = filepath.Join(t.TempDir(), "asa.db")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	e.dbPath = filepath.Join(dir, "asa.db")
 	db, err := store.OpenWith(ctx, e.dbPath, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +110,7 @@ func lockDB(t *testing.T, path string) (release func()) {
 // requests, which write nothing on the request path, are served. Once the lock is released the
 // service is ready again and the same requests are billed once each.
 func TestStoreLockedIsServiceUnavailable(t *testing.T) {
-	e := startStore(t, store.PlanPro, store.Options{Timeout: 300 * time.Millisecond})
+	e := startStore(t, store.PlanPro, store.Options{Timeout: 300 * time.Millisecond}, "")
 	ctx := context.Background()
 	if r := e.get(t, "/readyz"); r.status != 200 {
 		t.Fatalf("readyz before the lock: %d %s", r.status, r.raw)
@@ -180,5 +188,110 @@ func TestStoreLockedIsServiceUnavailable(t *testing.T) {
 	// n answered 503, one sandbox request, n billed: every one is in the usage report.
 	if requests != 2*n+1 || errs != n {
 		t.Fatalf("usage %+v: %d requests and %d errors, want %d and %d", rows, requests, errs, 2*n+1, n)
+	}
+}
+
+// smallDisk mounts a tmpfs of size bytes: a file system that really fills up.
+func smallDisk(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d,mode=0700", size), "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		t.Skipf("a real full disk needs a small tmpfs, which needs root: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// fillDisk writes a file in dir until the file system is full and returns its path.
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "filler")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for i := 0; ; i++ {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return path
+			}
+			t.Fatal(err)
+		}
+		if i > 1<<20 {
+			t.Fatal("the disk never filled")
+		}
+	}
+}
+
+// TestDiskFullIsServiceUnavailable: on a file system that is really full (a tmpfs, the WAL cut to
+// nothing so the next commit must grow it), a billed request is answered 503 service_unavailable
+// and charged nothing, /readyz says not ready, and sandbox requests are still served. Once space is
+// freed the service is ready again, requests are billed once each, and the usage report counts every
+// request, those logged while the disk was full included.
+func TestDiskFullIsServiceUnavailable(t *testing.T) {
+	dir := smallDisk(t, 4<<20)
+	e := startStore(t, store.PlanPro, store.Options{Timeout: 300 * time.Millisecond}, dir)
+	ctx := context.Background()
+	live := "/api/v1/shop/product?api_key=" + e.live.String() + "&query=AB1234"
+	sandbox := "/api/v1/shop/product?api_key=" + e.test.String() + "&query=QQ1234"
+	if r := e.get(t, live); r.status != 200 {
+		t.Fatalf("before the disk fills: %d %s", r.status, r.raw)
+	}
+	// Cut the WAL to nothing, as the checkpointer does past its limit, so that the next commit
+	// needs new space.
+	other, err := sql.Open("sqlite3", e.dbPath+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	filler := fillDisk(t, dir)
+
+	r := e.get(t, live)
+	if r.status != 503 || r.body["error"] != "service_unavailable" || r.header.Get("Retry-After") == "" || r.header.Get("Asa-Cost") != "0" {
+		t.Fatalf("with the disk full: %d Retry-After %q Asa-Cost %q %s", r.status, r.header.Get("Retry-After"), r.header.Get("Asa-Cost"), r.raw)
+	}
+	if !strings.Contains(e.logs.String(), "database or disk is full") {
+		t.Errorf("the cause is not logged:\n%s", e.logs.String())
+	}
+	if r := e.get(t, sandbox); r.status != 200 {
+		t.Errorf("sandbox request with the disk full: %d %s", r.status, r.raw)
+	}
+	if r := e.get(t, "/readyz"); r.status != 503 {
+		t.Errorf("readyz with the disk full: %d %s", r.status, r.raw)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.get(t, "/readyz"); r.status != 200 {
+		t.Fatalf("readyz with room again: %d %s", r.status, r.raw)
+	}
+	if r := e.get(t, live); r.status != 200 {
+		t.Fatalf("with room again: %d %s", r.status, r.raw)
+	}
+	if used, _ := e.db.CreditsUsed(ctx, e.ws.ID, time.Now()); used != 10 {
+		t.Fatalf("%d credits charged, want 10 (two 200s)", used)
+	}
+	rows, err := e.db.Usage(ctx, store.UsageQuery{WorkspaceID: e.ws.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests, errs int
+	for _, r := range rows {
+		requests += r.Requests
+		errs += r.Errors
+	}
+	if requests != 4 || errs != 1 {
+		t.Fatalf("usage %+v: %d requests, %d errors; want 4 and 1", rows, requests, errs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"asa/engine/errcode"
+	"asa/store"
 )
 
 // ErrUnavailable is returned (wrapped) by an Authenticator or a Ledger whose store cannot do the
@@ -19,13 +20,18 @@ var ErrUnavailable = errors.New("store unavailable")
 // enough that retrying clients do not keep a failing store busy.
 const RetryAfterUnavailable = 5
 
-// storeError maps an error of the Authenticator or the Ledger to what the client sees:
-// service_unavailable when the store is unavailable, else internal_error. writeError logs the cause.
+// storeError maps an error of the Authenticator, the Ledger or the store itself (batches, the
+// dashboard) to what the client sees: service_unavailable when the store is unavailable, else
+// internal_error. writeError logs the cause of a 503.
 func storeError(err error) *errcode.Error {
-	if errors.Is(err, ErrUnavailable) {
+	if unavailable(err) {
 		return &errcode.Error{Code: errcode.ServiceUnavailable, Message: "the service cannot record requests right now; nothing was charged", Cause: err}
 	}
 	return &errcode.Error{Code: errcode.InternalError, Cause: err}
+}
+
+func unavailable(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, store.ErrUnavailable)
 }
 
 // unavailableHeaders sets Retry-After on a 503 and logs its cause with the request id (the cause

@@ -2,9 +2,10 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // unavailable reports whether err means the database could not do the work (locked, full, I/O)
@@ -51,18 +52,42 @@ func (db *DB) Ping(ctx context.Context) error {
 }
 
 // probe commits a write that allocates pages and gives them back: it fails on a full database and
-// on a write lock held elsewhere, as charges would.
-func (db *DB) probe(ctx context.Context) error {
+// on a write lock held elsewhere, as charges would. SQLite's busy wait does not heed ctx, so the
+// probe lowers the writer's busy timeout to what is left of ctx for its own transaction.
+func (db *DB) probe(ctx context.Context) (err error) {
 	var page int
 	if err := db.r.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&page); err != nil {
 		return err
 	}
-	err := db.writeTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO store_probe (pad) VALUES (zeroblob(?))`, 3*page); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM store_probe`)
+	wait := db.opts.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)*3/4)
+	}
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
 		return err
-	})
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", max(wait.Milliseconds(), 1))); err != nil {
+		return err
+	}
+	defer func() {
+		if _, rerr := conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA busy_timeout = %d", db.opts.Timeout.Milliseconds())); rerr != nil {
+			// A writer that would wait forever, or not at all, must not go back to the pool.
+			err = errors.Join(err, rerr, conn.Raw(func(any) error { return driver.ErrBadConn }))
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err == nil {
+		if _, err = tx.ExecContext(ctx, `INSERT INTO store_probe (pad) VALUES (zeroblob(?))`, 3*page); err == nil {
+			_, err = tx.ExecContext(ctx, `DELETE FROM store_probe`)
+		}
+		if err == nil {
+			err = tx.Commit()
+		} else {
+			_ = tx.Rollback()
+		}
+	}
+	db.observe(err)
 	return err
 }
