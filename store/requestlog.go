@@ -104,7 +104,9 @@ func (db *DB) logLoop() {
 	for {
 		select {
 		case <-db.logs.stop:
-			_ = db.flushLogs(context.Background())
+			if err := db.flushLogs(context.Background()); err != nil {
+				db.opts.Log.Error("request log: unwritten entries lost at close", "err", err)
+			}
 			return
 		case <-t.C:
 		case <-db.logs.kick:
@@ -194,12 +196,12 @@ func (db *DB) flushLogs(ctx context.Context) error {
 	if batch.empty() {
 		return nil
 	}
-	err := db.writeTx(ctx, func(tx *sql.Tx) error { return writeLogs(ctx, tx, &batch, false) })
+	err := db.writeTx(ctx, func(tx *sql.Tx) error { return writeLogs(ctx, tx, &batch, nil) })
 	if err != nil && !unavailable(err) {
 		var refused int
 		err = db.writeTx(ctx, func(tx *sql.Tx) error {
 			refused = 0
-			return writeLogs(ctx, tx, &batch, true, func() { refused++ })
+			return writeLogs(ctx, tx, &batch, func() { refused++ })
 		})
 		if err == nil && refused > 0 {
 			db.opts.Log.Warn("request log: the database refused some entries; dropped", "entries", refused)
@@ -217,9 +219,10 @@ func (db *DB) flushLogs(ctx context.Context) error {
 	return nil
 }
 
-// writeLogs writes batch in tx: in bulk, or with one savepoint per item, calling refused for each
-// item the database refuses.
-func writeLogs(ctx context.Context, tx *sql.Tx, batch *pendingLog, oneByOne bool, refused ...func()) error {
+// writeLogs writes batch in tx: in bulk when refused is nil, else with one savepoint per item,
+// calling refused for each item the database refuses.
+func writeLogs(ctx context.Context, tx *sql.Tx, batch *pendingLog, refused func()) error {
+	oneByOne := refused != nil
 	// one runs a statement, inside its own savepoint when going one by one.
 	one := func(q string, args ...any) error {
 		if !oneByOne {
@@ -233,7 +236,7 @@ func writeLogs(ctx context.Context, tx *sql.Tx, batch *pendingLog, oneByOne bool
 			if unavailable(err) {
 				return err
 			}
-			refused[0]()
+			refused()
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO logitem"); err != nil {
 				return err
 			}

@@ -124,7 +124,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
 	f.Close()
-	w := openPool(path, true, opts)
+	w := openPool(path, true, opts, opts.Timeout)
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
@@ -140,7 +140,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	// The read pool opens after the writer has switched the file to WAL, so no reader ever sees
 	// the rollback-journal mode.
-	r := openPool(path, false, opts)
+	r := openPool(path, false, opts, opts.Timeout)
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
@@ -161,7 +161,9 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening store: preparing statements: %w", err)
 	}
-	cp := openPool(path, true, opts)
+	// A TRUNCATE checkpoint holds new writers back while it waits for the readers: it gives up
+	// soon (the next tick tries again) rather than make charges wait for a long reader.
+	cp := openPool(path, true, opts, min(opts.Timeout, checkpointBusy))
 	cp.SetMaxOpenConns(1)
 	db.cp = cp
 	db.stop = make(chan struct{})
@@ -172,8 +174,12 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// CheckpointEvery is how often the background checkpoint runs.
-const CheckpointEvery = time.Second
+// CheckpointEvery is how often the background checkpoint runs; checkpointBusy is the most a
+// checkpoint waits for the writer and the readers.
+const (
+	CheckpointEvery = time.Second
+	checkpointBusy  = 100 * time.Millisecond
+)
 
 func (db *DB) checkpointer() {
 	defer close(db.done)
@@ -212,11 +218,11 @@ type connector struct {
 func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c connector) Driver() driver.Driver                        { return c.drv }
 
-func openPool(path string, write bool, opts Options) *sql.DB {
+func openPool(path string, write bool, opts Options, busy time.Duration) *sql.DB {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
-	q.Set("_busy_timeout", fmt.Sprint(opts.Timeout.Milliseconds()))
+	q.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
 	// NORMAL in WAL mode: a commit survives a crash of the process (kill -9 included) and the
 	// file never corrupts; only an OS crash or power loss can roll back the last commits. That
 	// costs at most a few unbilled requests, where FULL would cost an fsync on every charge.
