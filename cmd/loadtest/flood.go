@@ -63,10 +63,9 @@ func runFlood(dur time.Duration, clients, nkeys int) error {
 	go func() { served <- srv.Serve(ctx, ln) }()
 
 	type keyRun struct {
-		key     apikey.Key
-		ws      store.Workspace
-		byCode  sync.Map // status -> *atomic.Int64
-		refused atomic.Int64
+		key    apikey.Key
+		ws     store.Workspace
+		byCode sync.Map // status -> *atomic.Int64
 	}
 	keys := make([]*keyRun, nkeys)
 	for i := range keys {
