@@ -4,59 +4,92 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
 	"asa/store"
 )
 
-// TestUsageCountsRefusals: `asa usage` reports refused requests, which the store counts per key
-// and minute instead of storing one by one, exactly, next to the billed ones.
-func TestUsageCountsRefusals(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "asa.db")
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := db.CreateWorkspace(ctx, "acme", store.PlanPro, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rec, err := db.CreateKey(ctx, ws.ID, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Now().UTC()
-	for i := range 2 {
-		c := store.Charge{ID: fmt.Sprint("c", i), WorkspaceID: ws.ID, KeyID: rec.ID, Endpoint: "amazon.product", Credits: 5, At: at}
-		if err := db.Charge(ctx, c, store.RequestLog{Status: 200}); err != nil {
-			t.Fatal(err)
+// TestUsageAfterRefusalFlood floods `asa serve` with the sandbox key it prints, through real HTTP:
+// a free key, so nearly every request is refused (429). After the server stops, `asa usage` on
+// the same database shows exactly the requests and errors the clients were answered, though the
+// refusals were counted per key and minute rather than stored one by one.
+func TestUsageAfterRefusalFlood(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "asa.db")
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--db", db}, stdout, stderr) }()
+	var curl string
+	for i := 0; curl == "" && i < 1000; i++ {
+		if m := regexp.MustCompile(`curl '([^']+)'`).FindStringSubmatch(stdout.String()); m != nil {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				curl = m[1]
+			}
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	for i := range 1003 {
-		status, code := 429, "rate_limited"
-		if i%500 == 0 {
-			status, code = 502, "target_unreachable"
-		}
-		l := store.RequestLog{RequestID: fmt.Sprint("r", i), WorkspaceID: ws.ID, KeyID: rec.ID, Endpoint: "amazon.product", Status: status, ErrorCode: code, At: at}
-		if err := db.LogRequest(ctx, l); err != nil {
-			t.Fatal(err)
-		}
+	if curl == "" {
+		t.Fatalf("no curl line or no listener; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
-	if err := db.Close(); err != nil { // flushes the request log
-		t.Fatal(err)
+	const requests, clients = 800, 8
+	var mu sync.Mutex
+	byStatus := map[int]int{}
+	jobs := make(chan struct{})
+	var wg sync.WaitGroup
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	for range clients {
+		wg.Go(func() {
+			for range jobs {
+				resp, err := client.Get(curl)
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				resp.Body.Close()
+				mu.Lock()
+				byStatus[resp.StatusCode]++
+				mu.Unlock()
+			}
+		})
 	}
+	for range requests {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	wg.Wait()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, stderr.String())
+	}
+	if byStatus[429] < requests/2 || byStatus[200]+byStatus[429] != requests {
+		t.Fatalf("answers %v: want 200s and a majority of 429s", byStatus)
+	}
+
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"usage", "--db", path, "--workspace", "acme"}, &out, &errb); code != 0 {
+	if code := run(context.Background(), []string{"usage", "--db", db}, &out, &errb); code != 0 {
 		t.Fatalf("usage: %d %s", code, errb.String())
 	}
-	row := regexp.MustCompile(`(?m)^acme\s+` + at.Format("2006-01-02") + `\s+amazon\.product\s+1005\s+1003\s+10\s*$`)
-	if !row.MatchString(out.String()) {
-		t.Fatalf("usage does not show 1005 requests, 1003 errors, 10 credits:\n%s", out.String())
+	// Around midnight UTC the requests may span two days: add the rows up.
+	var gotRequests, gotErrors, gotCredits int
+	for _, m := range regexp.MustCompile(`(?m)^local\s+\d{4}-\d\d-\d\d\s+amazon\.product\s+(\d+)\s+(\d+)\s+(\d+)\s*$`).FindAllStringSubmatch(out.String(), -1) {
+		var r, e, c int
+		fmt.Sscan(m[1], &r)
+		fmt.Sscan(m[2], &e)
+		fmt.Sscan(m[3], &c)
+		gotRequests, gotErrors, gotCredits = gotRequests+r, gotErrors+e, gotCredits+c
+	}
+	if gotRequests != requests || gotErrors != byStatus[429] || gotCredits != 0 {
+		t.Fatalf("asa usage shows %d requests, %d errors, %d credits; the clients saw %v:\n%s", gotRequests, gotErrors, gotCredits, byStatus, out.String())
 	}
 }
 
