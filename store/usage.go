@@ -64,7 +64,7 @@ func (db *DB) Charge(ctx context.Context, c Charge, log RequestLog) error {
 	}
 	log.WorkspaceID, log.KeyID, log.Cost = c.WorkspaceID, c.KeyID, c.Credits
 
-	r := &chargeReq{ctx: context.WithoutCancel(ctx), c: c, log: log, at: at, done: make(chan error, 1)}
+	r := &chargeReq{ctx: context.WithoutCancel(ctx), c: c, log: log, at: at, done: make(chan error, 1), queued: time.Now()}
 	db.chargeMu.RLock()
 	if db.chargeClosed {
 		db.chargeMu.RUnlock()
