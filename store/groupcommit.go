@@ -99,8 +99,10 @@ func (db *DB) commitGroup(group []*chargeReq) (ended time.Time, err error) {
 	// The fast path: one transaction, no savepoints. A refused charge writes nothing, so only a
 	// failing statement can leave a charge half written; then the whole group is rolled back and
 	// redone with a savepoint around each charge. A few charges run one by one; more are decided
-	// together and written with one statement per table (bulkCharge).
-	err = db.writeTx(context.Background(), func(tx *sql.Tx) error {
+	// together and written with one statement per table (bulkCharge). Both attempts together wait
+	// at most Timeout for the database: a charge is answered within about that, committed or not.
+	deadline := time.Now().Add(db.opts.Timeout)
+	err = db.writeTxWithin(deadline, func(tx *sql.Tx) error {
 		if len(group) >= bulkFrom {
 			if err := bulkCharge(context.Background(), tx, group, errs); err != nil {
 				return errFallback{err}
@@ -123,7 +125,7 @@ func (db *DB) commitGroup(group []*chargeReq) (ended time.Time, err error) {
 	if errors.As(err, &fb) && !unavailable(fb.err) {
 		db.groupFallbacks.Add(1)
 		clear(errs)
-		err = db.writeTx(context.Background(), func(tx *sql.Tx) error {
+		err = db.writeTxWithin(deadline, func(tx *sql.Tx) error {
 			for i, r := range group {
 				if _, err := tx.ExecContext(r.ctx, "SAVEPOINT charge"); err != nil {
 					return err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -52,9 +53,9 @@ func (db *DB) Ping(ctx context.Context) error {
 }
 
 // probe commits a write that allocates pages and gives them back: it fails on a full database and
-// on a write lock held elsewhere, as charges would. SQLite's busy wait does not heed ctx, so the
-// probe lowers the writer's busy timeout to what is left of ctx for its own transaction.
-func (db *DB) probe(ctx context.Context) (err error) {
+// on a write lock held elsewhere, as charges would. It waits at most Timeout, and less when ctx ends
+// sooner.
+func (db *DB) probe(ctx context.Context) error {
 	var page int
 	if err := db.r.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&page); err != nil {
 		return err
@@ -63,31 +64,56 @@ func (db *DB) probe(ctx context.Context) (err error) {
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl)*3/4)
 	}
+	return db.writeTxWithin(time.Now().Add(wait), func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`INSERT INTO store_probe (pad) VALUES (zeroblob(?))`, 3*page); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM store_probe`)
+		return err
+	})
+}
+
+// busySlack is how far past its deadline writeTxWithin may wait rather than change the writer's
+// busy timeout for one transaction.
+const busySlack = 50 * time.Millisecond
+
+// writeTxWithin is writeTx with every wait for the database bounded by deadline: the wait for the
+// writer connection (which another transaction may hold while SQLite makes it wait), then the wait
+// for the write lock. SQLite's busy wait does not heed a context, so when less than the connection's
+// busy timeout is left, the busy timeout is lowered for this transaction. Running out of time is
+// ErrUnavailable, and nothing was written.
+func (db *DB) writeTxWithin(deadline time.Time, fn func(*sql.Tx) error) (err error) {
+	defer func() { db.observe(err) }()
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
 	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: waiting for the writer: %w", ErrUnavailable, err)
+	}
+	defer conn.Close()
+	if left := time.Until(deadline); left < db.opts.Timeout-busySlack {
+		if left < time.Millisecond {
+			return fmt.Errorf("%w: no time left to wait for the database", ErrUnavailable)
+		}
+		if _, err := conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA busy_timeout = %d", left.Milliseconds())); err != nil {
+			return err
+		}
+		defer func() {
+			if _, rerr := conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA busy_timeout = %d", db.opts.Timeout.Milliseconds())); rerr != nil {
+				// A writer left with a shorter busy timeout must not go back to the pool.
+				err = errors.Join(err, rerr, conn.Raw(func(any) error { return driver.ErrBadConn }))
+			}
+		}()
+	}
+	// Not ctx: once the transaction has begun, it runs to its end; a context expiring half way
+	// would make database/sql roll back and drop the writer.
+	tx, err := conn.BeginTx(context.Background(), nil)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", max(wait.Milliseconds(), 1))); err != nil {
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
 		return err
 	}
-	defer func() {
-		if _, rerr := conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA busy_timeout = %d", db.opts.Timeout.Milliseconds())); rerr != nil {
-			// A writer that would wait forever, or not at all, must not go back to the pool.
-			err = errors.Join(err, rerr, conn.Raw(func(any) error { return driver.ErrBadConn }))
-		}
-	}()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err == nil {
-		if _, err = tx.ExecContext(ctx, `INSERT INTO store_probe (pad) VALUES (zeroblob(?))`, 3*page); err == nil {
-			_, err = tx.ExecContext(ctx, `DELETE FROM store_probe`)
-		}
-		if err == nil {
-			err = tx.Commit()
-		} else {
-			_ = tx.Rollback()
-		}
-	}
-	db.observe(err)
-	return err
+	return tx.Commit()
 }

@@ -186,6 +186,9 @@ const touchSQL = `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_us
 // the database refuses (a key purged in between): the batch is then written one savepoint per
 // item and the refused items are dropped, so one bad row cannot block the log for good.
 func (db *DB) flushLogs(ctx context.Context) error {
+	// The flush is everyone's, not the caller's: a caller that goes away must not cut it short (a
+	// cancelled statement would look like an entry the database refuses).
+	ctx = context.WithoutCancel(ctx)
 	w := db.logs
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
@@ -196,10 +199,17 @@ func (db *DB) flushLogs(ctx context.Context) error {
 	if batch.empty() {
 		return nil
 	}
-	err := db.writeTx(ctx, func(tx *sql.Tx) error { return writeLogs(ctx, tx, &batch, nil) })
+	// While the store fails, a flush tries briefly: it must not hold the writer, which charges
+	// wait for, through a whole busy timeout every second.
+	wait := db.opts.Timeout
+	if db.failing.Load() != nil {
+		wait = min(wait, checkpointBusy)
+	}
+	deadline := time.Now().Add(wait)
+	err := db.writeTxWithin(deadline, func(tx *sql.Tx) error { return writeLogs(ctx, tx, &batch, nil) })
 	if err != nil && !unavailable(err) {
 		var refused int
-		err = db.writeTx(ctx, func(tx *sql.Tx) error {
+		err = db.writeTxWithin(deadline, func(tx *sql.Tx) error {
 			refused = 0
 			return writeLogs(ctx, tx, &batch, func() { refused++ })
 		})
