@@ -28,14 +28,16 @@ func (s *Server) docsURL(c errcode.Code) string {
 
 // writeError sends e with its status; internal causes are logged, never sent.
 func (s *Server) writeError(c echo.Context, e *errcode.Error) error {
-	if e == nil {
-		e = &errcode.Error{Code: errcode.InternalError}
-	}
-	if e.Code == errcode.InternalError && unavailable(e.Cause) {
+	// A store that cannot take writes is a 503 wherever it was met (unavailable.go).
+	if e != nil && e.Code == errcode.InternalError && unavailable(e.Cause) {
 		e = storeError(e.Cause)
 	}
-	if e.Code == errcode.ServiceUnavailable {
+	if e != nil && e.Code == errcode.ServiceUnavailable {
 		s.unavailableHeaders(c, e)
+	}
+
+	if e == nil {
+		e = &errcode.Error{Code: errcode.InternalError}
 	}
 	info, ok := errcode.Lookup(e.Code)
 	if !ok || e.Code == errcode.Blocked {
