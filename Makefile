@@ -5,7 +5,7 @@ CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest crashtest batchbench fuzz clean
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest floodtest crashtest batchbench fuzz clean
 
 all: build
 
@@ -69,6 +69,13 @@ eval-universal:
 ## (flags: go run ./cmd/loadtest -h; LOADTEST_CPUPROFILE=FILE profiles asa serve)
 loadtest:
 	$(GO) run ./cmd/loadtest
+
+FLOODTIME ?= 60s
+## floodtest: refused requests (429) as fast as 64 connections can send them for FLOODTIME, spread over 4
+## free-plan keys: the WAL's size every second and at the end (target < 64 MB), then every counter
+## (refusals per key and minute, usage, credits) checked against what the clients were answered
+floodtest:
+	$(GO) run ./cmd/loadtest -flood $(FLOODTIME)
 
 ## crashtest: 400 batch items against the target farm while asa serve is SIGKILLed 7 times and restarted:
 ## every item one result, one charge per success, webhooks delivered, integrity_check ok after every kill

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -39,7 +40,7 @@ func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Princi
 		return Principal{}, ErrUnknownKey
 	}
 	if err != nil {
-		return Principal{}, err
+		return Principal{}, storeErr(err)
 	}
 	if rec.State == store.KeyRevoked {
 		return Principal{}, ErrRevokedKey
@@ -56,7 +57,8 @@ func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Princi
 	}
 	b.mu.Unlock()
 	if due {
-		_ = b.db.TouchKey(context.WithoutCancel(ctx), rec.ID, now)
+		// Written with the request log, in the background: a request never waits for it.
+		b.db.NoteKeyUsed(rec.ID, now)
 	}
 	l := ws.Limits()
 	return Principal{
@@ -68,7 +70,8 @@ func (b *StoreBackend) Authenticate(ctx context.Context, key apikey.Key) (Princi
 
 // CreditsUsed returns the credits charged in the workspace's current month (UTC).
 func (b *StoreBackend) CreditsUsed(ctx context.Context, workspaceID int64) (int, error) {
-	return b.db.CreditsUsed(ctx, workspaceID, b.now())
+	used, err := b.db.CreditsUsed(ctx, workspaceID, b.now())
+	return used, storeErr(err)
 }
 
 // Charge bills one request and logs it in one transaction.
@@ -78,17 +81,24 @@ func (b *StoreBackend) Charge(ctx context.Context, ch Charge, log RequestLog) er
 	if errors.Is(err, store.ErrInsufficientCredits) {
 		return ErrInsufficientCredits
 	}
-	return err
+	return storeErr(err)
 }
 
-// Log records an unbilled request.
+// Log records an unbilled request (in memory: the store writes it within about a second).
 func (b *StoreBackend) Log(ctx context.Context, log RequestLog) error {
-	return b.db.LogRequest(ctx, toStoreLog(log))
+	return storeErr(b.db.LogRequest(ctx, toStoreLog(log)))
 }
 
-// Ping checks the store answers.
+// Ping checks the store answers and takes writes: not ready while it is locked or full.
 func (b *StoreBackend) Ping(ctx context.Context) error {
-	_, err := b.db.Workspaces(ctx)
+	return storeErr(b.db.Ping(ctx))
+}
+
+// storeErr marks the store's unavailability with the server's ErrUnavailable.
+func storeErr(err error) error {
+	if errors.Is(err, store.ErrUnavailable) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
 	return err
 }
 

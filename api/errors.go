@@ -28,6 +28,14 @@ func (s *Server) docsURL(c errcode.Code) string {
 
 // writeError sends e with its status; internal causes are logged, never sent.
 func (s *Server) writeError(c echo.Context, e *errcode.Error) error {
+	// A store that cannot take writes is a 503 wherever it was met (unavailable.go).
+	if e != nil && e.Code == errcode.InternalError && unavailable(e.Cause) {
+		e = storeError(e.Cause)
+	}
+	if e != nil && e.Code == errcode.ServiceUnavailable {
+		s.unavailableHeaders(c, e)
+	}
+
 	if e == nil {
 		e = &errcode.Error{Code: errcode.InternalError}
 	}
@@ -92,7 +100,7 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 	default:
 		ce = &errcode.Error{Code: errcode.InternalError, Cause: err}
 	}
-	if ce.Code == errcode.InternalError {
+	if ce.Code == errcode.InternalError && !unavailable(ce.Cause) {
 		s.log.ErrorContext(c.Request().Context(), "internal error", "request_id", requestID(c), "path", c.Request().URL.Path, "err", ce.Cause)
 	}
 	_ = s.writeError(c, ce)

@@ -43,7 +43,7 @@ func (s *Server) authenticate(c echo.Context) (Principal, *errcode.Error) {
 	case errors.Is(err, ErrUnknownKey):
 		return Principal{}, errcode.New(errcode.Unauthorized, "unknown API key")
 	case err != nil:
-		return Principal{}, &errcode.Error{Code: errcode.InternalError, Cause: err}
+		return Principal{}, storeError(err)
 	}
 	return p, nil
 }
@@ -181,7 +181,7 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				if errors.Is(err, ErrInsufficientCredits) {
 					return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
 				}
-				return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+				return fail(storeError(err))
 			}
 			s.metrics.credits.Add(uint64(cost))
 		} else {
@@ -202,7 +202,7 @@ func (s *Server) checkCredits(ctx context.Context, p Principal) *errcode.Error {
 	if !p.UsageKnown {
 		var err error
 		if used, err = s.deps.Ledger.CreditsUsed(ctx, p.WorkspaceID); err != nil {
-			return &errcode.Error{Code: errcode.InternalError, Cause: err}
+			return storeError(err)
 		}
 	}
 	if p.MonthlyCredits-used < CostPerRequest {

@@ -140,7 +140,7 @@ func (s *Server) universalHandler(c echo.Context) error {
 			if errors.Is(err, ErrInsufficientCredits) {
 				return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
 			}
-			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+			return fail(storeError(err))
 		}
 		s.metrics.credits.Add(uint64(cost))
 	} else {

@@ -27,6 +27,9 @@ type chargeReq struct {
 	log  RequestLog
 	at   time.Time
 	done chan error
+	// queued is when Charge queued it (monotonic): refuseQueued refuses only the charges queued
+	// before a failed attempt ended.
+	queued time.Time
 }
 
 func (db *DB) startCharger() {
@@ -37,7 +40,16 @@ func (db *DB) startCharger() {
 
 func (db *DB) charger() {
 	defer close(db.chargerDone)
-	for first := range db.chargeQ {
+	var next *chargeReq // the first charge of the next group, when refuseQueued met it
+	for {
+		first := next
+		if first == nil {
+			r, ok := <-db.chargeQ
+			if !ok {
+				return
+			}
+			first = r
+		}
 		group := []*chargeReq{first}
 	drain:
 		for len(group) < maxGroup {
@@ -51,17 +63,46 @@ func (db *DB) charger() {
 				break drain
 			}
 		}
-		db.commitGroup(group)
+		next = nil
+		if ended, err := db.commitGroup(group); unavailable(err) {
+			next = db.refuseQueued(err, ended)
+		}
 	}
 }
 
-func (db *DB) commitGroup(group []*chargeReq) {
+// refuseQueued answers the charges queued while a group's attempt failed for want of the database
+// (locked by another process past the timeout, disk full) with that failure, without trying them:
+// they have waited through the failed attempt already, and trying each group again would make the
+// last of them wait a timeout per group before them. Nothing of them was written. The first charge
+// queued after the attempt ended is returned, to be tried: the database may be back.
+func (db *DB) refuseQueued(cause error, ended time.Time) *chargeReq {
+	for {
+		select {
+		case r, ok := <-db.chargeQ:
+			if !ok {
+				return nil
+			}
+			if r.queued.After(ended) {
+				return r
+			}
+			r.done <- fmt.Errorf("charging %q: not tried, the store failed the charges before it: %w", r.c.ID, classify(cause))
+		default:
+			return nil
+		}
+	}
+}
+
+// commitGroup commits the group and answers each charge; it returns the error that failed the
+// whole group, if one did, and when the attempt ended (before any charge was answered).
+func (db *DB) commitGroup(group []*chargeReq) (ended time.Time, err error) {
 	errs := make([]error, len(group))
 	// The fast path: one transaction, no savepoints. A refused charge writes nothing, so only a
 	// failing statement can leave a charge half written; then the whole group is rolled back and
 	// redone with a savepoint around each charge. A few charges run one by one; more are decided
-	// together and written with one statement per table (bulkCharge).
-	err := db.writeTx(context.Background(), func(tx *sql.Tx) error {
+	// together and written with one statement per table (bulkCharge). Both attempts together wait
+	// at most Timeout for the database: a charge is answered within about that, committed or not.
+	deadline := time.Now().Add(db.opts.Timeout)
+	err = db.writeTxWithin(deadline, func(tx *sql.Tx) error {
 		if len(group) >= bulkFrom {
 			if err := bulkCharge(context.Background(), tx, group, errs); err != nil {
 				return errFallback{err}
@@ -79,10 +120,12 @@ func (db *DB) commitGroup(group []*chargeReq) {
 		return nil
 	})
 	var fb errFallback
-	if errors.As(err, &fb) {
+	// A statement that failed for want of the database (disk full) would fail again one charge at
+	// a time: the group fails as a whole instead.
+	if errors.As(err, &fb) && !unavailable(fb.err) {
 		db.groupFallbacks.Add(1)
 		clear(errs)
-		err = db.writeTx(context.Background(), func(tx *sql.Tx) error {
+		err = db.writeTxWithin(deadline, func(tx *sql.Tx) error {
 			for i, r := range group {
 				if _, err := tx.ExecContext(r.ctx, "SAVEPOINT charge"); err != nil {
 					return err
@@ -100,6 +143,7 @@ func (db *DB) commitGroup(group []*chargeReq) {
 			return nil
 		})
 	}
+	ended = time.Now()
 	for i, r := range group {
 		e := errs[i]
 		if err != nil {
@@ -110,6 +154,7 @@ func (db *DB) commitGroup(group []*chargeReq) {
 		}
 		r.done <- e
 	}
+	return ended, err
 }
 
 // errFallback marks a statement that failed inside the fast path of a group commit.

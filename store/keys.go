@@ -117,7 +117,7 @@ func (db *DB) KeyByHash(ctx context.Context, hash [32]byte, at time.Time) (KeyRe
 		err = ErrNotFound
 	}
 	if err != nil {
-		return KeyRecord{}, Workspace{}, 0, fmt.Errorf("looking up key: %w", err)
+		return KeyRecord{}, Workspace{}, 0, fmt.Errorf("looking up key: %w", classify(err))
 	}
 	wss.finish()
 	return k.record(), ws, used, nil
@@ -163,6 +163,7 @@ func (db *DB) RevokeKey(ctx context.Context, workspaceID int64, shortPrefix stri
 
 // Keys lists the workspace's keys, active and revoked, oldest first.
 func (db *DB) Keys(ctx context.Context, workspaceID int64) ([]KeyRecord, error) {
+	_ = db.flushLogs(ctx) // last_used_at is written with the request log
 	rows, err := db.r.QueryContext(ctx,
 		`SELECT `+keyCols+` FROM api_keys k WHERE k.workspace_id = ? ORDER BY k.created_at, k.id`, workspaceID)
 	if err != nil {
@@ -186,6 +187,8 @@ func (db *DB) Keys(ctx context.Context, workspaceID int64) ([]KeyRecord, error) 
 // Purged counts what PurgeRevoked deleted.
 type Purged struct {
 	Keys, Usage, Requests int64
+	// Refusals counts refusal rows (one per key, minute and kind of refusal).
+	Refusals int64
 }
 
 // PurgeRevoked deletes keys revoked more than RevokedRetention before now, with their ledger and
@@ -200,6 +203,7 @@ func (db *DB) PurgeRevoked(ctx context.Context, now time.Time) (Purged, error) {
 			sql string
 		}{
 			{&p.Requests, `DELETE FROM request_log WHERE key_id IN (` + expired + `)`},
+			{&p.Refusals, `DELETE FROM refusals WHERE key_id IN (` + expired + `)`},
 			{&p.Usage, `DELETE FROM usage WHERE key_id IN (` + expired + `)`},
 			{&p.Keys, `DELETE FROM api_keys WHERE id IN (` + expired + `)`},
 		} {

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,9 +28,44 @@ var (
 	ErrKeyLimit            = errors.New("active key limit reached")
 	ErrInsufficientCredits = errors.New("insufficient credits")
 	ErrInvalid             = errors.New("invalid argument")
+	// ErrUnavailable means the database cannot do the work now: locked by another process past
+	// the timeout, disk full, an I/O error. It is not a bug; the same call may succeed later.
+	ErrUnavailable = errors.New("store unavailable")
 )
 
-const busyTimeout = 5 * time.Second
+// Options tune Open. The zero value is the default of every field.
+type Options struct {
+	// Timeout bounds how long a write waits for the database: SQLite's busy timeout (another
+	// process holding the write lock), and the group commit's queue (charges queued behind a
+	// group that failed for want of the database are refused at once instead of trying again).
+	// A charge therefore waits about Timeout at most before ErrUnavailable. Default 3 s.
+	Timeout time.Duration
+	// WALLimit is SQLite's journal_size_limit: what the WAL is truncated to when it restarts. The
+	// checkpointer also truncates the WAL to nothing (a TRUNCATE checkpoint) whenever it has grown
+	// past twice this size, so a flood of writes cannot grow it without bound. Default 16 MiB.
+	WALLimit int64
+	// Log receives what the store does on its own: request-log flushes that failed, and when the
+	// store became unavailable or recovered. Nil discards.
+	Log *slog.Logger
+}
+
+// DefaultTimeout and DefaultWALLimit are the defaults of Options.
+const (
+	DefaultTimeout  = 3 * time.Second
+	DefaultWALLimit = 16 << 20
+)
+
+func (o *Options) defaults() {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.WALLimit <= 0 {
+		o.WALLimit = DefaultWALLimit
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+}
 
 // DB is an open store. It is safe for concurrent use.
 type DB struct {
@@ -54,11 +91,24 @@ type DB struct {
 	chargeClosed bool
 	// groupFallbacks counts the groups that had to be redone one savepoint per charge.
 	groupFallbacks atomic.Int64
+	// logs buffers the unbilled request log until the background writer commits it (requestlog.go).
+	logs *logWriter
+	// failing holds the last ErrUnavailable a write met, nil once a write succeeds again: what
+	// Ping reports (health.go).
+	failing atomic.Pointer[error]
+	opts    Options
+	path    string
 }
 
-// Open opens (creating if needed) the SQLite database at path, checks its settings and applies any
-// pending migrations.
+// Open opens (creating if needed) the SQLite database at path with the default Options.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith opens (creating if needed) the SQLite database at path, checks its settings and applies
+// any pending migrations.
+func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
+	opts.defaults()
 	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") {
 		// The driver reads options after '?', and a shared in-memory database would not be shared
 		// between the two pools: require a plain file path.
@@ -74,26 +124,15 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
 	f.Close()
-	w, err := openPool(path, true)
-	if err != nil {
-		return nil, err
-	}
+	w := openPool(path, true, opts, opts.Timeout)
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{w: w}
+	db := &DB{w: w, opts: opts, path: path}
 	if err := db.checkPragmas(ctx); err != nil {
 		w.Close()
 		return nil, err
-	}
-	// Checkpoints copy the WAL back into the database file and fsync it: a few milliseconds that,
-	// left to SQLite's automatic checkpoint, land on whichever commit crosses the threshold, so one
-	// request in a few hundred waits for them. The writer never checkpoints; a background connection
-	// does, passively (it never blocks the writer), every CheckpointEvery.
-	if _, err := w.ExecContext(ctx, "PRAGMA wal_autocheckpoint=0"); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("opening store: %w", err)
 	}
 	if err := migrate(ctx, w); err != nil {
 		w.Close()
@@ -101,11 +140,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	// The read pool opens after the writer has switched the file to WAL, so no reader ever sees
 	// the rollback-journal mode.
-	r, err := openPool(path, false)
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
+	r := openPool(path, false, opts, opts.Timeout)
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
@@ -126,22 +161,25 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening store: preparing statements: %w", err)
 	}
-	cp, err := openPool(path, true)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
+	// A TRUNCATE checkpoint holds new writers back while it waits for the readers: it gives up
+	// soon (the next tick tries again) rather than make charges wait for a long reader.
+	cp := openPool(path, true, opts, min(opts.Timeout, checkpointBusy))
 	cp.SetMaxOpenConns(1)
 	db.cp = cp
 	db.stop = make(chan struct{})
 	db.done = make(chan struct{})
 	go db.checkpointer()
 	db.startCharger()
+	db.startLogWriter()
 	return db, nil
 }
 
-// CheckpointEvery is how often the background checkpoint runs.
-const CheckpointEvery = time.Second
+// CheckpointEvery is how often the background checkpoint runs; checkpointBusy is the most a
+// checkpoint waits for the writer and the readers.
+const (
+	CheckpointEvery = time.Second
+	checkpointBusy  = 100 * time.Millisecond
+)
 
 func (db *DB) checkpointer() {
 	defer close(db.done)
@@ -152,18 +190,39 @@ func (db *DB) checkpointer() {
 		case <-db.stop:
 			return
 		case <-t.C:
-			// PASSIVE copies what it can without waiting for readers or the writer; errors (busy)
-			// only mean the next tick does the work.
-			_, _ = db.cp.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+			db.checkpoint()
 		}
 	}
 }
 
-func openPool(path string, write bool) (*sql.DB, error) {
+// checkpoint copies the WAL into the database file. PASSIVE copies what it can without waiting for
+// readers or the writer, and once it has copied everything the next write starts the WAL over
+// (cut back to WALLimit). Under a steady stream of commits it may never catch up, and the WAL would
+// grow for as long as the stream lasts; past twice WALLimit a TRUNCATE checkpoint waits for the
+// writer and the readers (up to the busy timeout), copies everything and truncates the file to
+// nothing. Errors (busy) only mean the next tick does the work.
+func (db *DB) checkpoint() {
+	mode := "PASSIVE"
+	if fi, err := os.Stat(db.path + "-wal"); err == nil && fi.Size() > 2*db.opts.WALLimit {
+		mode = "TRUNCATE"
+	}
+	_, _ = db.cp.Exec("PRAGMA wal_checkpoint(" + mode + ")")
+}
+
+// connector opens connections through the driver with a hook that sets what the DSN cannot.
+type connector struct {
+	dsn string
+	drv *sqlite3.SQLiteDriver
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c connector) Driver() driver.Driver                        { return c.drv }
+
+func openPool(path string, write bool, opts Options, busy time.Duration) *sql.DB {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "on")
-	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
+	q.Set("_busy_timeout", fmt.Sprint(busy.Milliseconds()))
 	// NORMAL in WAL mode: a commit survives a crash of the process (kill -9 included) and the
 	// file never corrupts; only an OS crash or power loss can roll back the last commits. That
 	// costs at most a few unbilled requests, where FULL would cost an fsync on every charge.
@@ -175,11 +234,25 @@ func openPool(path string, write bool) (*sql.DB, error) {
 	} else {
 		q.Set("_query_only", "1")
 	}
-	db, err := sql.Open("sqlite3", path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("opening store: %w", err)
+	// Per-connection settings, on every connection the pool ever opens (it reopens one after a
+	// driver.ErrBadConn). Checkpoints copy the WAL back into the database file and fsync it: a few
+	// milliseconds that, left to SQLite's automatic checkpoint, land on whichever commit crosses
+	// the threshold, so one request in a few hundred waits for them. No connection checkpoints on
+	// commit; the checkpointer does (checkpoint). journal_size_limit cuts the WAL back whenever it
+	// starts over.
+	pragmas := []string{
+		"PRAGMA wal_autocheckpoint=0",
+		fmt.Sprintf("PRAGMA journal_size_limit=%d", opts.WALLimit),
 	}
-	return db, nil
+	drv := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		for _, p := range pragmas {
+			if _, err := c.Exec(p, nil); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+		}
+		return nil
+	}}
+	return sql.OpenDB(connector{dsn: path + "?" + q.Encode(), drv: drv})
 }
 
 // checkPragmas refuses to run on settings other than those asked for: a driver that silently
@@ -196,8 +269,10 @@ func (db *DB) checkPragmas(ctx context.Context) error {
 	}{
 		{"journal_mode", "wal"},
 		{"foreign_keys", "1"},
-		{"busy_timeout", fmt.Sprint(busyTimeout.Milliseconds())},
+		{"busy_timeout", fmt.Sprint(db.opts.Timeout.Milliseconds())},
 		{"synchronous", "1"}, // NORMAL
+		{"wal_autocheckpoint", "0"},
+		{"journal_size_limit", fmt.Sprint(db.opts.WALLimit)},
 	}
 	for _, p := range want {
 		var got string
@@ -218,6 +293,9 @@ func (db *DB) Close() error {
 	if db.stop != nil {
 		db.stopOnce.Do(func() {
 			db.stopCharger()
+			// After the charger: what is still buffered of the request log is written before the
+			// pools close.
+			db.stopLogWriter()
 			close(db.stop)
 			<-db.done
 			errs = append(errs, db.cp.Close())
@@ -236,9 +314,11 @@ func (db *DB) Close() error {
 }
 
 // writeTx runs fn in a write transaction (BEGIN IMMEDIATE through the single writer) and commits
-// if fn returns nil.
+// if fn returns nil. Its outcome tells Ping whether the store takes writes.
 func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	return inTx(ctx, db.w, fn)
+	err := inTx(ctx, db.w, fn)
+	db.observe(err)
+	return err
 }
 
 func inTx(ctx context.Context, w *sql.DB, fn func(*sql.Tx) error) error {
@@ -270,6 +350,11 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	case sqlite3.ErrConstraintCheck, sqlite3.ErrConstraintNotNull:
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	switch se.Code {
+	case sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrFull, sqlite3.ErrIoErr, sqlite3.ErrCantOpen,
+		sqlite3.ErrReadonly, sqlite3.ErrProtocol, sqlite3.ErrNomem:
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err
 }

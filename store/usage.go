@@ -64,7 +64,7 @@ func (db *DB) Charge(ctx context.Context, c Charge, log RequestLog) error {
 	}
 	log.WorkspaceID, log.KeyID, log.Cost = c.WorkspaceID, c.KeyID, c.Credits
 
-	r := &chargeReq{ctx: context.WithoutCancel(ctx), c: c, log: log, at: at, done: make(chan error, 1)}
+	r := &chargeReq{ctx: context.WithoutCancel(ctx), c: c, log: log, at: at, done: make(chan error, 1), queued: time.Now()}
 	db.chargeMu.RLock()
 	if db.chargeClosed {
 		db.chargeMu.RUnlock()
@@ -162,18 +162,6 @@ func logArgs(l RequestLog) []any {
 	return []any{l.RequestID, l.WorkspaceID, l.KeyID, l.Endpoint, l.Status, l.ErrorCode, l.Cost, l.Duration.Milliseconds(), ms(orNow(l.At))}
 }
 
-// LogRequest records a request that is not billed: an error, a 429, a sandbox request. Requests
-// without a known key (401 unauthorized) have no workspace and belong in the process log instead.
-func (db *DB) LogRequest(ctx context.Context, l RequestLog) error {
-	if l.RequestID == "" || l.Cost < 0 {
-		return fmt.Errorf("logging request: %w: needs a request id and cost >= 0", ErrInvalid)
-	}
-	if err := insertLog(ctx, db.w, l); err != nil {
-		return fmt.Errorf("logging request %q: %w", l.RequestID, classify(err))
-	}
-	return nil
-}
-
 const creditsUsedSQL = `SELECT credits FROM credit_months WHERE workspace_id = ? AND month = ?`
 
 // CreditsUsed returns the credits the workspace was billed in the calendar month (UTC) containing
@@ -182,7 +170,7 @@ func (db *DB) CreditsUsed(ctx context.Context, workspaceID int64, month time.Tim
 	var used int
 	err := db.creditsUsed.QueryRowContext(ctx, workspaceID, monthKey(month)).Scan(&used)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("reading credits of workspace %d: %w", workspaceID, err)
+		return 0, fmt.Errorf("reading credits of workspace %d: %w", workspaceID, classify(err))
 	}
 	return used, nil
 }
@@ -206,12 +194,13 @@ type UsageRow struct {
 const day = 24 * time.Hour
 
 // Usage reports requests, credits and errors per UTC day and endpoint, oldest day first, from the
-// request log (which Charge writes with the ledger, so credits agree with billing).
+// request log (which Charge writes with the ledger, so credits agree with billing) and the refusal
+// counts. What LogRequest still buffers is written first, so the report includes every request
+// logged before the call.
 func (db *DB) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
-	query := `SELECT created_at / ? AS day, endpoint, COUNT(*), COALESCE(SUM(cost), 0),
-	                 COALESCE(SUM(CASE WHEN status < 200 OR status > 299 THEN 1 ELSE 0 END), 0)
-	          FROM request_log WHERE workspace_id = ? AND created_at >= ?`
-	args := []any{day.Milliseconds(), q.WorkspaceID, ms(q.Since)}
+	_ = db.flushLogs(ctx) // what the database cannot take yet is not reported yet
+	var keyFilter string
+	var keyArg []any
 	if q.KeyShort != "" {
 		var keyID int64
 		err := db.r.QueryRowContext(ctx,
@@ -221,12 +210,25 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
 			err = ErrNotFound
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reporting usage of key %s: %w", q.KeyShort, err)
+			return nil, fmt.Errorf("reporting usage of key %s: %w", q.KeyShort, classify(err))
 		}
-		query += ` AND key_id = ?`
-		args = append(args, keyID)
+		keyFilter = ` AND key_id = ?`
+		keyArg = []any{keyID}
 	}
-	query += ` GROUP BY day, endpoint ORDER BY day, endpoint`
+	const minutesPerDay = 24 * 60
+	query := `SELECT day, endpoint, SUM(requests), SUM(credits), SUM(errors) FROM (
+	            SELECT created_at / ? AS day, endpoint, COUNT(*) AS requests, COALESCE(SUM(cost), 0) AS credits,
+	                   COALESCE(SUM(CASE WHEN status < 200 OR status > 299 THEN 1 ELSE 0 END), 0) AS errors
+	            FROM request_log WHERE workspace_id = ? AND created_at >= ?` + keyFilter + `
+	            GROUP BY day, endpoint
+	          UNION ALL
+	            SELECT minute / ? AS day, endpoint, SUM(count), 0, SUM(count)
+	            FROM refusals WHERE workspace_id = ? AND minute >= ?` + keyFilter + `
+	            GROUP BY day, endpoint)
+	          GROUP BY day, endpoint ORDER BY day, endpoint`
+	args := append([]any{day.Milliseconds(), q.WorkspaceID, ms(q.Since)}, keyArg...)
+	args = append(args, minutesPerDay, q.WorkspaceID, sinceMinute(q.Since))
+	args = append(args, keyArg...)
 	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reporting usage: %w", err)

@@ -324,6 +324,7 @@ func (g *gen) endpointOperation(id string) obj {
 	g.addErrors(&responses, errcode.ProductNotFound)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, codes502...)
 	return obj{
@@ -539,7 +540,7 @@ func (g *gen) addErrors(responses *obj, codes ...errcode.Code) {
 		enum = append(enum, string(c))
 	}
 	headers := obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}}
-	if info.Status == 429 {
+	if info.Status == 429 || info.Status == 503 {
 		headers.set("Retry-After", hdr("Retry-After"))
 		headers.set("RateLimit-Policy", hdr("RateLimit-Policy"))
 		headers.set("RateLimit", hdr("RateLimit"))
@@ -707,6 +708,7 @@ func (g *gen) universalOperation() obj {
 	g.addErrors(&responses, errcode.ProductNotFound)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, errcode.TargetUnreachable, errcode.ExtractionFailed)
 	params := []any{
@@ -761,6 +763,7 @@ func (g *gen) createBatchOperation() obj {
 	g.addErrors(&responses, errcode.UnsupportedMedia)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	return obj{
 		{"tags", []any{"batch"}},
 		{"summary", "Create a batch"},
@@ -787,6 +790,7 @@ func (g *gen) pollBatchOperation() obj {
 	g.addErrors(&responses, errcode.NotFound)
 	g.addErrors(&responses, errcode.RateLimited)
 	g.addErrors(&responses, errcode.InternalError)
+	g.addErrors(&responses, errcode.ServiceUnavailable)
 	return obj{
 		{"tags", []any{"batch"}},
 		{"summary", "Poll a batch"},

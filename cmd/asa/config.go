@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"asa/store"
 )
 
 // serveConfig is the configuration of `asa serve`. Precedence: flags, then ASA_* environment
@@ -27,7 +29,10 @@ type serveConfig struct {
 	LogLevel            string        `yaml:"log_level"`
 	RequestTimeout      time.Duration `yaml:"request_timeout"`
 	ShutdownTimeout     time.Duration `yaml:"shutdown_timeout"`
-	Proxies             []proxyConfig `yaml:"proxies"`
+	// StoreTimeout bounds how long a request waits for a locked or failing database before it is
+	// answered 503 service_unavailable.
+	StoreTimeout time.Duration `yaml:"store_timeout"`
+	Proxies      []proxyConfig `yaml:"proxies"`
 	// FarmAddr and FarmCA point every target host at a target farm (asa farm) instead of the
 	// internet: demos and end-to-end tests on a machine without network.
 	FarmAddr string `yaml:"farm_addr"`
@@ -55,6 +60,7 @@ func defaultServeConfig() serveConfig {
 		LogLevel:        "info",
 		RequestTimeout:  90 * time.Second,
 		ShutdownTimeout: 30 * time.Second,
+		StoreTimeout:    store.DefaultTimeout,
 	}
 }
 
@@ -63,6 +69,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_ADDR", "addr"}, {"ASA_DB", "db"}, {"ASA_SITEDEFS", "sitedefs"}, {"ASA_FIXTURES", "fixtures"}, {"ASA_PUBLIC_URL", "public_url"},
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
+	{"ASA_STORE_TIMEOUT", "store_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
 }
@@ -82,6 +89,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	logFormat := fl.String("log-format", "", "text or json (env ASA_LOG_FORMAT; default text)")
 	logLevel := fl.String("log-level", "", "debug, info, warn or error (env ASA_LOG_LEVEL; default info)")
 	reqTimeout := fl.Duration("request-timeout", 0, "deadline of one synchronous request (env ASA_REQUEST_TIMEOUT; default 90s)")
+	storeTimeout := fl.Duration("store-timeout", 0, "longest wait for a locked or failing database before 503 service_unavailable (env ASA_STORE_TIMEOUT; default 3s)")
 	farmAddr := fl.String("farm", "", "send every target request to this target farm IP:PORT instead of the internet (env ASA_FARM)")
 	farmCA := fl.String("farm-ca", "", "PEM file of the farm's test CA, written by asa farm --ca-out (env ASA_FARM_CA)")
 	batchConc := fl.Int("batch-concurrency", 0, "batch items in flight on this node, apart from every key's limits (env ASA_BATCH_CONCURRENCY; default 64)")
@@ -139,6 +147,12 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if *reqTimeout != 0 {
 		cfg.RequestTimeout = *reqTimeout
+	}
+	if *storeTimeout != 0 {
+		cfg.StoreTimeout = *storeTimeout
+	}
+	if cfg.StoreTimeout <= 0 {
+		return cfg, fmt.Errorf("store timeout %v: want a positive duration", cfg.StoreTimeout)
 	}
 	if *farmAddr != "" {
 		cfg.FarmAddr = *farmAddr
@@ -216,15 +230,18 @@ func setKey(cfg *serveConfig, key, v string) error {
 			return err
 		}
 		cfg.AllowPrivateNetwork = b
-	case "request_timeout", "shutdown_timeout":
+	case "request_timeout", "shutdown_timeout", "store_timeout":
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			return err
 		}
-		if key == "request_timeout" {
+		switch key {
+		case "request_timeout":
 			cfg.RequestTimeout = d
-		} else {
+		case "shutdown_timeout":
 			cfg.ShutdownTimeout = d
+		default:
+			cfg.StoreTimeout = d
 		}
 	default:
 		return fmt.Errorf("unknown key %s", strings.ToLower(key))

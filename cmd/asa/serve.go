@@ -62,7 +62,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Error("sitedefs have errors; refusing to start")
 		return 1
 	}
-	db, err := store.Open(ctx, cfg.DB)
+	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log})
 	if err != nil {
 		log.Error("opening the database", "path", cfg.DB, "err", err)
 		return 1
@@ -208,7 +208,7 @@ func purgeRevoked(ctx context.Context, db *store.DB, log *slog.Logger) {
 		if err != nil && ctx.Err() == nil {
 			log.Warn("purging revoked keys", "err", err)
 		} else if p.Keys > 0 {
-			log.Info("purged revoked keys older than 90 days", "keys", p.Keys, "usage_rows", p.Usage, "request_rows", p.Requests)
+			log.Info("purged revoked keys older than 90 days", "keys", p.Keys, "usage_rows", p.Usage, "request_rows", p.Requests, "refusal_rows", p.Refusals)
 		}
 		select {
 		case <-ctx.Done():

@@ -2,7 +2,8 @@
 // burst ceilings at twice a plan's sustained rate, the concurrency ceiling, and the service's own
 // overhead per request (authentication, limits, billing, logging; the target fetch excluded) at
 // 500 requests per second. It runs the real server on a temporary SQLite file and prints figures;
-// it exits 1 when a ceiling is broken or a 5xx is seen.
+// it exits 1 when a ceiling is broken or a 5xx is seen. With -flood it runs only a flood of
+// refused requests (make floodtest) and reports the WAL's size and the counters.
 package main
 
 import (
@@ -42,7 +43,17 @@ func main() {
 	farmSteady := flag.Duration("farm-duration", 10*time.Second, "how long the farm phase keeps farm-requests in flight, after a ramp of one farm-latency")
 	skip := flag.Bool("farm-only", false, "run the farm phase only")
 	farmPages := flag.String("farm-pages", "tiny,amazon", "the pages of the farm phase: tiny (a one-line page), amazon (the amazon.product fixture page)")
+	flood := flag.Duration("flood", 0, "run only the refusal flood for this long (make floodtest): WAL size over time, counters checked")
+	floodClients := flag.Int("flood-clients", 64, "connections sending requests back to back in the flood")
+	floodKeys := flag.Int("flood-keys", 4, "free-plan keys the flood spreads over")
 	flag.Parse()
+	if *flood > 0 {
+		if err := runFlood(*flood, *floodClients, max(1, *floodKeys)); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if !*skip {
 		if err := run(*dur, *rps, *odur); err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest:", err)

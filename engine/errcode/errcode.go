@@ -33,6 +33,7 @@ const (
 	Conflict            Code = "conflict"
 	UnsupportedMedia    Code = "unsupported_media_type" // a JSON body without Content-Type: application/json
 	InternalError       Code = "internal_error"
+	ServiceUnavailable  Code = "service_unavailable"
 	Blocked             Code = "blocked"
 )
 
@@ -62,6 +63,7 @@ var catalogue = map[Code]Info{
 	IDMismatch:          {502, false, true, "The requested item redirected to a different item."},
 	GenericGalleryPage:  {502, true, true, "The target served a placeholder or listing page instead of the item."},
 	InternalError:       {500, true, false, "A bug on our side; it is logged with the request id."},
+	ServiceUnavailable:  {503, true, false, "The service cannot record requests right now (its database is locked or full); nothing was charged; retry after Retry-After seconds."},
 	Blocked:             {502, true, true, "A captcha or bot wall (retried internally; never sent as such)."},
 }
 
