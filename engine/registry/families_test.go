@@ -128,3 +128,21 @@ endpoints:
 		})
 	}
 }
+
+// TestSlugs: a site slug may hold hyphens (users type the site's own name), not at either end.
+func TestSlugs(t *testing.T) {
+	for _, tt := range []struct {
+		slug string
+		ok   bool
+	}{{"google-play", true}, {"a_b-c9", true}, {"x", true}, {"-x", false}, {"x-", false}, {"X", false}, {"a.b", false}} {
+		fsys := fstest.MapFS{
+			tt.slug + "/site.yaml": {Data: []byte("kind: site\nsite: " + tt.slug + "\nname: N\ncategory: other\nversion: 1.0.0\n")},
+			tt.slug + "/item.yaml": {Data: []byte("kind: endpoint\nresource: item\nsummary: S.\nparams: {url: {type: url, required: true}}\n" +
+				"steps: [{id: page, request: {url: '${ params.url }'}}]\nfields: {title: {xpath: //h1}}\n")},
+		}
+		reg, diags := registry.Load(engine.New(), fsys)
+		if got := !diags.HasErrors() && reg.Plan(tt.slug+".item") != nil; got != tt.ok {
+			t.Errorf("slug %q: loads %v, want %v (%v)", tt.slug, got, tt.ok, diags)
+		}
+	}
+}
