@@ -352,7 +352,7 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	eb, err := sitedef.Marshal(plan.Endpoint)
+	eb, err := sitedef.Marshal(plan.Endpoint, f.Pos)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

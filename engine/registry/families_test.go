@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -126,5 +127,44 @@ endpoints:
 				}
 			}
 		})
+	}
+}
+
+// TestSlugs: a site slug may hold hyphens (users type the site's own name), not at either end.
+func TestSlugs(t *testing.T) {
+	for _, tt := range []struct {
+		slug string
+		ok   bool
+	}{{"google-play", true}, {"a_b-c9", true}, {"x", true}, {"-x", false}, {"x-", false}, {"X", false}, {"a.b", false}} {
+		fsys := fstest.MapFS{
+			tt.slug + "/site.yaml": {Data: []byte("kind: site\nsite: " + tt.slug + "\nname: N\ncategory: other\nversion: 1.0.0\n")},
+			tt.slug + "/item.yaml": {Data: []byte("kind: endpoint\nresource: item\nsummary: S.\nparams: {url: {type: url, required: true}}\n" +
+				"steps: [{id: page, request: {url: '${ params.url }'}}]\nfields: {title: {xpath: //h1}}\n")},
+		}
+		reg, diags := registry.Load(engine.New(), fsys)
+		if got := !diags.HasErrors() && reg.Plan(tt.slug+".item") != nil; got != tt.ok {
+			t.Errorf("slug %q: loads %v, want %v (%v)", tt.slug, got, tt.ok, diags)
+		}
+	}
+}
+
+// TestBaseWarningsOnce: a warning about a base's value is reported at the base, not again at every
+// site that mounts it.
+func TestBaseWarningsOnce(t *testing.T) {
+	fsys := fstest.MapFS{
+		"_families/f/site.yaml": {Data: []byte("kind: site\nsite: f\ncategory: other\n")},
+		"_families/f/item.yaml": {Data: []byte("kind: endpoint\nresource: item\nsummary: S.\nparams: {url: {type: url, required: true}}\n" +
+			"steps: [{id: page, request: {url: '${ params.url }'}}]\nfields: {title: {xpath: //h1}, code: {regex: '(a)(b)'}}\n")},
+	}
+	for _, s := range []string{"one", "two", "three"} {
+		fsys[s+"/site.yaml"] = &fstest.MapFile{Data: []byte("kind: site\nsite: " + s + "\nname: N\nversion: 1.0.0\nextends: f\n" +
+			"endpoints:\n  item: {extends: f/item}\n")}
+	}
+	reg, diags := registry.Load(engine.New(), fsys)
+	if diags.HasErrors() || len(reg.IDs()) != 3 {
+		t.Fatalf("%v %v", reg.IDs(), diags)
+	}
+	if len(diags) != 1 || diags[0].File != "_families/f/item.yaml" || !strings.Contains(diags[0].Message, "only the first capture group") {
+		t.Errorf("want one warning, at the base: %v", diags)
 	}
 }

@@ -12,9 +12,14 @@ import (
 
 // Marshal writes a site or an endpoint back as sitedef YAML, keys in model order and map entries in
 // file order, leaving out what is unset. asa sitedef show prints resolved definitions with it, and
-// what it prints loads back to the same definition.
-func Marshal(v any) ([]byte, error) {
-	n := toNode(reflect.ValueOf(v))
+// what it prints loads back to the same definition. With the positions the value was decoded with, a
+// null that was written (const: null) is kept: only they tell it from a key never given.
+func Marshal(v any, pos ...Positions) ([]byte, error) {
+	m := marshaller{}
+	if len(pos) > 0 {
+		m.pos = pos[0]
+	}
+	n := m.toNode(reflect.ValueOf(v))
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -27,7 +32,9 @@ func Marshal(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func toNode(v reflect.Value) *yaml.Node {
+type marshaller struct{ pos Positions }
+
+func (m marshaller) toNode(v reflect.Value) *yaml.Node {
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
 			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
@@ -53,12 +60,12 @@ func toNode(v reflect.Value) *yaml.Node {
 		vals := v.FieldByName("Vals")
 		for i := 0; i < keys.Len(); i++ {
 			k := keys.Index(i)
-			n.Content = append(n.Content, scalar("!!str", k.String()), toNode(vals.MapIndex(k)))
+			n.Content = append(n.Content, scalar("!!str", k.String()), m.toNode(vals.MapIndex(k)))
 		}
 		return n
 	case t.Kind() == reflect.Struct:
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		structNode(n, v)
+		m.structNode(n, v)
 		typeFirst(n)
 		if flowable(n) {
 			n.Style = yaml.FlowStyle
@@ -67,7 +74,7 @@ func toNode(v reflect.Value) *yaml.Node {
 	case t.Kind() == reflect.Slice:
 		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		for i := 0; i < v.Len(); i++ {
-			n.Content = append(n.Content, toNode(v.Index(i)))
+			n.Content = append(n.Content, m.toNode(v.Index(i)))
 		}
 		if t.Elem().Kind() != reflect.Struct && t.Elem().Kind() != reflect.Interface {
 			n.Style = yaml.FlowStyle
@@ -91,23 +98,29 @@ func toNode(v reflect.Value) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 }
 
-func structNode(n *yaml.Node, v reflect.Value) {
+func (m marshaller) structNode(n *yaml.Node, v reflect.Value) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if opts == "inline" {
-			structNode(n, v.Field(i))
+			m.structNode(n, v.Field(i))
 			continue
 		}
 		if name == "" || name == "-" || name == "$schema" || !f.IsExported() {
 			continue
 		}
 		fv := v.Field(i)
+		if fv.Kind() == reflect.Interface && fv.IsNil() && fv.CanAddr() && m.pos != nil {
+			if _, given := m.pos[fv.Addr().Pointer()]; given {
+				n.Content = append(n.Content, scalar("!!str", name), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
+				continue
+			}
+		}
 		if fv.IsZero() || (isMap(f.Type) && fv.FieldByName("Keys").Len() == 0) {
 			continue
 		}
-		n.Content = append(n.Content, scalar("!!str", name), toNode(fv))
+		n.Content = append(n.Content, scalar("!!str", name), m.toNode(fv))
 	}
 }
 
