@@ -22,6 +22,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"asa/engine/errcode"
+	"asa/engine/fixture"
 	"asa/engine/universal"
 	"asa/store"
 )
@@ -213,7 +214,7 @@ func (s *Server) createBatch(c echo.Context) error {
 	if len(idem) > maxIdempotencyKey || strings.IndexFunc(idem, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0 {
 		return fail(&errcode.Error{Code: errcode.InvalidParams, Message: fmt.Sprintf("the Idempotency-Key header must be 1 to %d printable ASCII characters", maxIdempotencyKey), Params: []string{HeaderIdempotencyKey}})
 	}
-	nb, verr := s.parseBatch(c)
+	nb, verr := s.parseBatch(c, p.Test)
 	if verr != nil {
 		return fail(verr)
 	}
@@ -257,7 +258,7 @@ func (s *Server) createBatch(c echo.Context) error {
 
 // parseBatch decodes and validates the body: every rule a batch must pass before it is accepted.
 // It fills the batch's id, endpoint, items, webhook and request hash.
-func (s *Server) parseBatch(c echo.Context) (store.NewBatch, *errcode.Error) {
+func (s *Server) parseBatch(c echo.Context, test bool) (store.NewBatch, *errcode.Error) {
 	bad := func(param, format string, args ...any) *errcode.Error {
 		return &errcode.Error{Code: errcode.InvalidParams, Message: fmt.Sprintf(format, args...), Params: []string{param}}
 	}
@@ -311,6 +312,10 @@ func (s *Server) parseBatch(c echo.Context) (store.NewBatch, *errcode.Error) {
 		if len(res) > 0 {
 			sort.Strings(res)
 			return store.NewBatch{}, &errcode.Error{Code: errcode.NotImplemented, Message: fmt.Sprintf("items[%d]: reserved parameters are not available yet", i), Params: prefixParams(i, res)}
+		}
+		if !test && q.Has(fixture.CaseParam) {
+			// A live key's item naming a sandbox case is refused with the batch, as its request would be.
+			return store.NewBatch{}, itemError(i, sandboxCaseForLiveKey())
 		}
 		if err := runner.Check(q); err != nil {
 			return store.NewBatch{}, itemError(i, asErrcode(err))

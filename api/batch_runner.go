@@ -46,7 +46,7 @@ type planRunner struct {
 }
 
 // Check validates an item as the synchronous endpoint would. A sandbox_case must name a case of
-// the endpoint; a live key's item naming one fails when it runs (unbilled), as its request would.
+// the endpoint (a live key's item naming one is refused before, by parseBatch).
 func (r planRunner) Check(q url.Values) error {
 	q, caseName := withoutSandboxCase(q)
 	ps, err := r.plan.Params(q)
