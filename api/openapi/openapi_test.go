@@ -254,7 +254,8 @@ func TestExamplesAnsweredBySandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ws, err := db.CreateWorkspace(ctx, "docs", store.PlanFree, 0)
+	// pro: one request per endpoint must fit in the burst (free allows 10 in 3 s)
+	ws, err := db.CreateWorkspace(ctx, "docs", store.PlanPro, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
