@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 CORPUS ?= ../shared/corpus
 BIN := bin/asa
-GOFLAGS_TEST := -race -shuffle=on -count=1
+GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
 
 .PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest floodtest crashtest batchbench fuzz clean
 
