@@ -4,18 +4,28 @@ import (
 	"sort"
 	"strings"
 
+	"asa/engine/fixture"
 	"asa/engine/sitedef"
+	"asa/fixtures"
 )
 
-// corpusCount is how many real pages (fixtures/corpus/<site>.yaml) an endpoint is checked on: pages
-// whose extracted values are checked, and pages that must give a given error (bot walls, not-found
-// pages, galleries). catalogue_corpus.go is generated from those files and test-checked.
-type corpusCount struct {
-	Output int
-	Errors int
+// corpusCounts are the real pages each endpoint is checked on, counted once from the fixtures'
+// corpus/*.yaml (Deps.Fixtures, else the embedded set) rather than generated into Go: adding a site
+// is YAML only. A fixture tree without corpus files gives no counts, and the catalogue says so.
+func (s *Server) corpusCounts() map[string]fixture.CorpusCount {
+	s.countsOnce.Do(func() {
+		fsys := s.deps.Fixtures
+		if fsys == nil {
+			fsys = fixtures.FS
+		}
+		counts, err := fixture.CorpusCounts(fsys)
+		if err != nil && s.deps.Log != nil {
+			s.deps.Log.Warn("counting corpus expectations for the catalogue", "err", err)
+		}
+		s.counts = counts
+	})
+	return s.counts
 }
-
-func (c corpusCount) Pages() int { return c.Output + c.Errors }
 
 type catalogueEndpoint struct {
 	ID        string
@@ -24,7 +34,7 @@ type catalogueEndpoint struct {
 	Version   string
 	Params    []string
 	Paginated bool
-	Corpus    corpusCount
+	Corpus    fixture.CorpusCount
 	Known     bool // the corpus count is known (an embedded endpoint)
 }
 
@@ -51,6 +61,7 @@ type catalogueData struct {
 // real pages each is proven on.
 func (s *Server) catalogue() catalogueData {
 	reg := s.deps.Registry
+	counts := s.corpusCounts()
 	byCat := map[string]*catalogueCategory{}
 	var out catalogueData
 	for _, slug := range reg.Sites() {
@@ -70,7 +81,7 @@ func (s *Server) catalogue() catalogueData {
 				}
 				ce.Params = append(ce.Params, name)
 			})
-			ce.Corpus, ce.Known = corpusCounts[id]
+			ce.Corpus, ce.Known = counts[id]
 			out.Pages += ce.Corpus.Pages()
 			cs.Endpoints = append(cs.Endpoints, ce)
 			out.Endpoints++

@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -18,6 +20,7 @@ import (
 	"asa/api/apikey"
 	"asa/engine"
 	"asa/engine/errcode"
+	"asa/engine/fixture"
 	"asa/engine/registry"
 )
 
@@ -164,6 +167,8 @@ type Deps struct {
 	// Dashboard configures the web dashboard (/dashboard); /docs, /catalogue and
 	// /api/v1/openapi.json are served whatever it holds.
 	Dashboard DashboardConfig
+	// Fixtures is the fixture tree whose corpus/*.yaml the catalogue counts (nil: the embedded one).
+	Fixtures fs.FS
 }
 
 // Server is the API service.
@@ -176,6 +181,9 @@ type Server struct {
 	metrics *metrics
 	now     func() time.Time
 	batch   *worker
+	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
+	countsOnce sync.Once
+	counts     map[string]fixture.CorpusCount
 }
 
 // CostPerRequest is the credits of one standard scrape (design decision 5).

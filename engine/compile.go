@@ -24,7 +24,8 @@ const MaxPages = 10
 const MaxRecursion = 64
 
 var (
-	slugRe     = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
+	// Hyphens are allowed because users type the site's own name (google-play).
+	slugRe     = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9_-]*[a-z0-9_])?$`)
 	nameRe     = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 	semverRe   = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$`)
 	localeRe   = regexp.MustCompile(`^[a-z]{2,3}_[A-Z]{2}$`)
@@ -39,16 +40,33 @@ type compiler struct {
 	pos   sitedef.Positions
 	diags *diag.List
 	steps map[string]int
+	// via is what the file extends, when it was resolved from a base.
+	via *sitedef.BaseRef
 }
 
 func (c *compiler) errAt(ptr any, format string, args ...any) {
-	p := c.pos.Of(ptr)
-	c.diags.Add(c.file, max(p.Line, 1), max(p.Col, 1), format, args...)
+	file, line, col, note := c.where(ptr)
+	c.diags.Add(file, line, col, format+"%s", append(args, note)...)
 }
 
 func (c *compiler) warnAt(ptr any, format string, args ...any) {
+	file, line, col, note := c.where(ptr)
+	c.diags.Warn(file, line, col, format+"%s", append(args, note)...)
+}
+
+// where places a diagnostic. A value inherited from a base is reported at the child's extends, the
+// file being checked, with the base's own position in the message: the base compiled on its own, so
+// the problem is the combination, and the author needs both places.
+func (c *compiler) where(ptr any) (file string, line, col int, note string) {
 	p := c.pos.Of(ptr)
-	c.diags.Warn(c.file, max(p.Line, 1), max(p.Col, 1), format, args...)
+	if p.File != "" && c.via != nil {
+		return c.file, max(c.via.At.Line, 1), max(c.via.At.Col, 1),
+			fmt.Sprintf(" (inherited from %s at %s:%d:%d)", c.via.Name, p.File, max(p.Line, 1), max(p.Col, 1))
+	}
+	if p.File != "" {
+		return p.File, max(p.Line, 1), max(p.Col, 1), ""
+	}
+	return c.file, max(p.Line, 1), max(p.Col, 1), ""
 }
 
 // expr compiles an expression held at *ptr, reporting problems at its position.
@@ -133,20 +151,45 @@ func (c *compiler) stepRef(ptr *string, what string) int {
 	return i
 }
 
-// CheckSite checks a site file on its own.
+// CheckSite checks a site file on its own (resolved, when it extends a family).
 func CheckSite(f *sitedef.File, dirName string) diag.List {
+	return checkSite(f, dirName, false)
+}
+
+// CheckFamilySite checks a family's site.yaml (_families/<family>/site.yaml): the defaults its sites
+// inherit. It names the family but is no site itself: name and version belong to each site.
+func CheckFamilySite(f *sitedef.File, family string) diag.List {
+	return checkSite(f, family, true)
+}
+
+func checkSite(f *sitedef.File, dirName string, family bool) diag.List {
 	var diags diag.List
 	s := f.Site
-	c := &compiler{file: f.Path, pos: f.Pos, diags: &diags}
+	c := &compiler{file: f.Path, pos: f.Pos, diags: &diags, via: f.Base}
 	if s.Kind != "site" {
 		c.errAt(&s.Kind, "kind must be site")
 	}
-	if !slugRe.MatchString(s.Site) {
-		c.errAt(&s.Site, "site %q: a slug is lower case letters, digits and underscores", s.Site)
-	} else if dirName != "" && s.Site != dirName {
-		c.errAt(&s.Site, "site %q must equal its directory name %q", s.Site, dirName)
+	what := "site"
+	if family {
+		what = "family"
 	}
-	if s.Name == "" {
+	if !slugRe.MatchString(s.Site) {
+		c.errAt(&s.Site, "%s %q: a slug is lower case letters, digits, underscores and hyphens", what, s.Site)
+	} else if dirName != "" && s.Site != dirName {
+		c.errAt(&s.Site, "%s %q must equal its directory name %q", what, s.Site, dirName)
+	}
+	if family {
+		if s.Extends != "" {
+			c.errAt(&s.Extends, "a family's site.yaml cannot extend another family")
+		}
+		if s.Endpoints.Len() > 0 {
+			c.errAt(&s.Endpoints, "a family's endpoints are files beside its site.yaml, not mounts")
+		}
+		if len(s.Remove) > 0 {
+			c.errAt(&s.Remove, "remove: is for sites that extend a family")
+		}
+	}
+	if s.Name == "" && !family {
 		c.errAt(s, "missing name")
 	}
 	if s.Category == "" {
@@ -154,7 +197,7 @@ func CheckSite(f *sitedef.File, dirName string) diag.List {
 	} else if !inEnum(s, "Category", s.Category) {
 		c.errAt(&s.Category, "unknown category %q", s.Category)
 	}
-	if !semverRe.MatchString(s.Version) {
+	if !semverRe.MatchString(s.Version) && !(family && s.Version == "") {
 		c.errAt(&s.Version, "version %q is not a semantic version such as 1.2.0", s.Version)
 	}
 	s.Domains.Each(func(k string, d *sitedef.Domain) {
@@ -214,12 +257,12 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	// Site-wide headers and rules serve endpoints with different parameters.
 	siteEnv["params"] = types.Map{types.Extra: types.Any}
 	p.want = newIndexWant()
-	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, diags: &diags, steps: map[string]int{}}
+	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, diags: &diags, steps: map[string]int{}, via: site.Base}
 	s.Request.Headers.Each(func(k string, v *string) {
 		p.siteHeaders = append(p.siteHeaders, kvTemplate{key: k, val: sc.template(v, "header "+k)})
 	})
 
-	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, diags: &diags, steps: map[string]int{}}
+	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, diags: &diags, steps: map[string]int{}, via: ep.Base}
 	if d.Kind != "endpoint" {
 		c.errAt(&d.Kind, "kind must be endpoint")
 	}

@@ -4,7 +4,7 @@ package sitedefs
 
 import "embed"
 
-// FS holds every <site>/*.yaml.
+// FS holds every <site>/*.yaml and the family bases under _families/<family>/*.yaml.
 //
-//go:embed */*.yaml
+//go:embed */*.yaml _families
 var FS embed.FS

@@ -20,6 +20,7 @@ type serveConfig struct {
 	Addr                string        `yaml:"addr"`
 	DB                  string        `yaml:"db"`
 	Sitedefs            string        `yaml:"sitedefs"`
+	Fixtures            string        `yaml:"fixtures"`
 	PublicURL           string        `yaml:"public_url"`
 	AllowPrivateNetwork bool          `yaml:"allow_private_network"`
 	LogFormat           string        `yaml:"log_format"`
@@ -53,7 +54,7 @@ func defaultServeConfig() serveConfig {
 
 // configEnv maps environment variables to the keys they set.
 var configEnv = []struct{ env, key string }{
-	{"ASA_ADDR", "addr"}, {"ASA_DB", "db"}, {"ASA_SITEDEFS", "sitedefs"}, {"ASA_PUBLIC_URL", "public_url"},
+	{"ASA_ADDR", "addr"}, {"ASA_DB", "db"}, {"ASA_SITEDEFS", "sitedefs"}, {"ASA_FIXTURES", "fixtures"}, {"ASA_PUBLIC_URL", "public_url"},
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
@@ -68,6 +69,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	addr := fl.String("addr", "", "listen address HOST:PORT (env ASA_ADDR; default "+cfg.Addr+")")
 	db := fl.String("db", "", "SQLite database file (env ASA_DB; default "+cfg.DB+")")
 	sd := fl.String("sitedefs", "", "sitedefs directory replacing the embedded set (env ASA_SITEDEFS)")
+	fx := fl.String("fixtures", "", "fixtures directory the sandbox answers from (env ASA_FIXTURES; default: the fixtures/ beside --sitedefs, else the embedded set)")
 	pub := fl.String("public-url", "", "base URL clients use, for docs links (env ASA_PUBLIC_URL; default http://ADDR)")
 	priv := fl.Bool("allow-private-network", false, "let fetches reach private and loopback addresses: tests and local development only (env ASA_ALLOW_PRIVATE_NETWORK)")
 	logFormat := fl.String("log-format", "", "text or json (env ASA_LOG_FORMAT; default text)")
@@ -110,6 +112,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if *sd != "" {
 		cfg.Sitedefs = *sd
+	}
+	if *fx != "" {
+		cfg.Fixtures = *fx
 	}
 	if *pub != "" {
 		cfg.PublicURL = *pub
@@ -165,6 +170,8 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.DB = v
 	case "sitedefs":
 		cfg.Sitedefs = v
+	case "fixtures":
+		cfg.Fixtures = v
 	case "public_url":
 		cfg.PublicURL = v
 	case "log_format":

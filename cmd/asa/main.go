@@ -20,7 +20,7 @@ import (
 const usage = `asa: a web-scraping API and its sitedef tools.
 
 Usage:
-  asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--public-url URL]
+  asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--fixtures DIR] [--public-url URL]
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
             [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N]
                                                   run the API service (docs/configuration.md)
@@ -45,6 +45,7 @@ Usage:
   asa sitedef schema [-o FILE]                     write the JSON Schema of the sitedef format
   asa sitedef docs [-o FILE]                       write the sitedef reference (Markdown)
   asa sitedef list [--sitedefs DIR]                list every endpoint with its version
+  asa sitedef show [--sitedefs DIR] SITE.RESOURCE  print the resolved definition (family bases merged in)
   asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
                                                   run one endpoint on saved responses: one FILE per step in
                                                   step order, or STEP=FILE to name the step; universal.get
@@ -82,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return cmdDocs(args[2:], stdout, stderr)
 		case "list":
 			return cmdList(args[2:], stdout, stderr)
+		case "show":
+			return cmdShow(args[2:], stdout, stderr)
 		}
 	case "extract":
 		return cmdExtract(ctx, args[1:], stdout, stderr)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"time"
@@ -71,7 +73,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Error("creating the first workspace", "err", err)
 		return 1
 	}
-	sandbox, err := fixture.NewSandbox(fixtures.FS, reg)
+	fixFS, fixSrc := sandboxFixtures(cfg)
+	sandbox, err := fixture.NewSandbox(fixFS, reg)
 	if err != nil {
 		log.Error("loading the sandbox fixtures", "err", err)
 		return 1
@@ -92,8 +95,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      http.StripPrefix("/docs/", http.FileServer(http.FS(docs.FS))),
-			Dashboard: api.DashboardConfig{Store: db},
-			Batches:   db, Webhooks: api.FetchWebhooks{Client: webhooks},
+			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
+			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
 			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -104,13 +107,30 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	batches := make(chan error, 1)
 	go func() { batches <- srv.RunBatches(ctx) }()
 	defer func() { <-batches }() // before db.Close: running items finish or are released
-	log.Info("asa serving", "addr", ln.Addr().String(), "db", cfg.DB, "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs))
+	log.Info("asa serving", "addr", ln.Addr().String(), "db", cfg.DB, "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs), "fixtures", fixSrc)
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serving", "err", err)
 		return 1
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// sandboxFixtures picks the fixtures the sandbox answers from: --fixtures, else the fixtures/ directory
+// beside a --sitedefs directory (the repository's layout, so an author's new sitedef answers sandbox
+// keys from its own cases without a rebuild), else the embedded set.
+func sandboxFixtures(cfg serveConfig) (fs.FS, string) {
+	dir := cfg.Fixtures
+	if dir == "" && cfg.Sitedefs != "" {
+		sib := filepath.Join(filepath.Dir(filepath.Clean(cfg.Sitedefs)), "fixtures")
+		if st, err := os.Stat(sib); err == nil && st.IsDir() {
+			dir = sib
+		}
+	}
+	if dir == "" {
+		return fixtures.FS, "embedded"
+	}
+	return os.DirFS(dir), dir
 }
 
 func sitedefSource(dir string) string {

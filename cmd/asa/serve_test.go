@@ -169,3 +169,57 @@ func TestKeysCommands(t *testing.T) {
 		t.Errorf("usage: %d %s", code, out.String())
 	}
 }
+
+// TestServeSitedefsDirSandbox: asa serve --sitedefs DIR answers sandbox keys from the fixtures/ beside
+// DIR: a family site with no case of its own (and a hyphen in its slug) from its base's default case,
+// another site from its own case.
+func TestServeSitedefsDirSandbox(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "engine", "fixture", "testdata", "family")
+	if err := os.CopyFS(filepath.Join(dir, "sitedefs"), os.DirFS(filepath.Join(src, "sitedefs"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(dir, "fixtures"), os.DirFS(filepath.Join(src, "fixtures"))); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, "--db", filepath.Join(dir, "asa.db"),
+			"--sitedefs", filepath.Join(dir, "sitedefs")}, stdout, io.Discard)
+	}()
+	defer func() { cancel(); <-done }()
+	var key string
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) && key == "" {
+		if m := regexp.MustCompile(`sandbox key:\s+(asa_test_\w+)`).FindStringSubmatch(stdout.String()); m != nil {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				key = m[1]
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if key == "" {
+		t.Fatalf("no sandbox key or no listener:\n%s", stdout.String())
+	}
+	tests := []struct{ path, field, want string }{
+		{"/api/v1/alpha-kitchen/recipe?url=https://www.alpha-kitchen.example/r/1", "cuisine", "Provençal"},
+		{"/api/v1/beta/recipe?url=https://www.beta.example/rezept/42", "title", "Lemon Tart"},
+	}
+	for _, tt := range tests {
+		resp, err := http.Get("http://" + addr + tt.path + "&api_key=" + key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var out map[string]any
+		_ = json.Unmarshal(body, &out)
+		if resp.StatusCode != 200 || out[tt.field] != tt.want {
+			t.Errorf("%s: %d %s, want %s %q", tt.path, resp.StatusCode, body, tt.field, tt.want)
+		}
+	}
+}

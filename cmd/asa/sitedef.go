@@ -109,7 +109,9 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		report("case "+c.ID(), err)
 	}
 	if *filter == "" {
-		for _, p := range fixture.Coverage(reg, cases, fired) {
+		// Real-page expectations count towards the coverage of endpoints that extend a family base.
+		exps, _ := fixture.LoadExpectations(filepath.Join(*fixtures, "corpus"))
+		for _, p := range fixture.Coverage(reg, cases, fired, exps...) {
 			report("coverage", fmt.Errorf("%s", p))
 		}
 		problems, runs, err := fixture.Negatives(ctx, reg, filepath.Join(*fixtures, "_negative"))
@@ -201,6 +203,54 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 		p := reg.Plan(id)
 		fmt.Fprintf(stdout, "%-28s %-22s %s\n", id, p.Version, p.Endpoint.Summary)
 	}
+	return 0
+}
+
+// cmdShow prints the resolved definition of an endpoint (or of a family base, FAMILY/RESOURCE): its
+// site and the endpoint with everything it inherits merged in, which is what the engine compiles.
+func cmdShow(args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("asa sitedef show", stderr)
+	dir := fl.String("sitedefs", defaultSitedefs(), "sitedefs directory (empty: the embedded set)")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: asa sitedef show [--sitedefs DIR] SITE.RESOURCE | FAMILY/RESOURCE")
+		return 2
+	}
+	id := fl.Arg(0)
+	reg, diags := loadRegistry(*dir, io.Discard)
+	plan, f := reg.Plan(id), reg.File(id)
+	if plan == nil {
+		plan = reg.Base(id)
+	}
+	if plan == nil || f == nil {
+		for _, d := range diags {
+			fmt.Fprintln(stderr, d.String())
+		}
+		fmt.Fprintf(stderr, "asa sitedef show: no endpoint %q (asa sitedef list names them)\n", id)
+		return 1
+	}
+	site := *plan.Site
+	site.Endpoints, site.Extends, site.Remove = sitedef.Map[sitedef.Endpoint]{}, "", nil
+	sb, err := sitedef.Marshal(&site)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	eb, err := sitedef.Marshal(plan.Endpoint)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	from := f.Path
+	if f.Base != nil {
+		from = fmt.Sprintf("%s (%s) extended by %s", f.Base.Name, f.Base.Path, f.Path)
+	}
+	fmt.Fprintf(stdout, "# %s as the engine runs it: %s\n", id, from)
+	_, _ = stdout.Write(sb)
+	fmt.Fprintln(stdout, "---")
+	_, _ = stdout.Write(eb)
 	return 0
 }
 

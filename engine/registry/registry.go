@@ -19,16 +19,27 @@ type Registry struct {
 	plans map[string]*engine.Plan
 	sites map[string]*sitedef.Site
 	ids   []string
+	// Family bases, compiled for checking and fixture tests but never routed: "family/resource".
+	bases   map[string]*engine.Plan
+	baseIDs []string
+	// baseOf maps a plan id to the base id it extends, for coverage, the sandbox and the docs.
+	baseOf map[string]string
+	// files holds the resolved endpoint file of every plan and base, for asa sitedef show;
+	// siteFiles the resolved site.yaml of every site, by slug.
+	files     map[string]*sitedef.File
+	siteFiles map[string]*sitedef.File
 }
 
-// Load reads every <site>/site.yaml and <site>/<resource>.yaml under fsys. When only is non-empty,
-// only files whose path (relative to fsys) is listed, or lies under a listed directory, are reported on;
-// every site file is still read so endpoints compile against their site. The returned diagnostics hold
-// warnings too. The registry holds every endpoint that compiled, even when other files have errors,
-// so one broken sitedef does not stop an author testing the rest; callers refuse to serve on errors.
+// Load reads every <site>/site.yaml and <site>/<resource>.yaml under fsys, and the family bases under
+// _families/<family>/. When only is non-empty, only files whose path (relative to fsys) is listed, or
+// lies under a listed directory, are reported on; every site file is still read so endpoints compile
+// against their site. The returned diagnostics hold warnings too. The registry holds every endpoint
+// that compiled, even when other files have errors, so one broken sitedef does not stop an author
+// testing the rest; callers refuse to serve on errors.
 func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List) {
 	var diags diag.List
-	reg := &Registry{plans: map[string]*engine.Plan{}, sites: map[string]*sitedef.Site{}}
+	reg := &Registry{plans: map[string]*engine.Plan{}, sites: map[string]*sitedef.Site{},
+		bases: map[string]*engine.Plan{}, baseOf: map[string]string{}, files: map[string]*sitedef.File{}, siteFiles: map[string]*sitedef.File{}}
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		diags.Add(".", 1, 1, "reading sitedefs: %v", err)
@@ -46,6 +57,9 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		}
 		return false
 	}
+	l := &loader{eng: eng, fsys: fsys, reg: reg, wanted: wanted, diags: &diags,
+		famSites: map[string]*sitedef.File{}, baseFiles: map[string]*sitedef.File{}, broken: map[string]bool{}}
+	l.loadFamilies()
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
 			continue
@@ -54,66 +68,301 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		if st, err := fs.Stat(fsys, e.Name()); err != nil || !st.IsDir() {
 			continue
 		}
-		dir := e.Name()
-		sitePath := path.Join(dir, "site.yaml")
-		data, err := fs.ReadFile(fsys, sitePath)
-		if err != nil {
-			diags.Add(sitePath, 1, 1, "every site directory needs a site.yaml: %v", err)
-			continue
-		}
-		siteFile, d := sitedef.Parse(sitePath, data)
-		if siteFile.Site == nil {
-			if wanted(sitePath) {
-				diags = append(diags, d...)
-			}
-			continue
-		}
-		d = append(d, engine.CheckSite(siteFile, dir)...)
-		if wanted(sitePath) {
-			diags = append(diags, d...)
-		}
-		if d.HasErrors() {
-			continue
-		}
-		reg.sites[siteFile.Site.Site] = siteFile.Site
-		files, _ := fs.ReadDir(fsys, dir)
-		for _, f := range files {
-			name := f.Name()
-			if f.IsDir() || name == "site.yaml" || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
-				continue
-			}
-			p := path.Join(dir, name)
-			data, err := fs.ReadFile(fsys, p)
-			if err != nil {
-				diags.Add(p, 1, 1, "reading: %v", err)
-				continue
-			}
-			epFile, d := sitedef.Parse(p, data)
-			if epFile.Endpoint != nil {
-				want := strings.TrimSuffix(strings.TrimSuffix(name, ".yaml"), ".yml")
-				if epFile.Endpoint.Resource != want {
-					pos := epFile.Pos.Of(&epFile.Endpoint.Resource)
-					d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", epFile.Endpoint.Resource, want)
-				}
-				plan, cd := eng.Compile(siteFile, epFile)
-				d = append(d, cd...)
-				if !d.HasErrors() {
-					reg.plans[plan.ID] = plan
-				}
-			} else if epFile.Site != nil {
-				d.Add(p, 1, 1, "only site.yaml may be kind: site")
-			}
-			if wanted(p) {
-				diags = append(diags, d...)
-			}
-		}
+		l.loadSite(e.Name())
 	}
 	for id := range reg.plans {
 		reg.ids = append(reg.ids, id)
 	}
 	sort.Strings(reg.ids)
+	for id := range reg.bases {
+		reg.baseIDs = append(reg.baseIDs, id)
+	}
+	sort.Strings(reg.baseIDs)
 	diags.Sort()
 	return reg, diags
+}
+
+type loader struct {
+	eng    *engine.Engine
+	fsys   fs.FS
+	reg    *Registry
+	wanted func(string) bool
+	diags  *diag.List
+	// famSites and baseFiles are the parsed family files; broken names the families and bases that
+	// have errors of their own, reported once at the base rather than at each of its sites.
+	famSites  map[string]*sitedef.File
+	baseFiles map[string]*sitedef.File
+	broken    map[string]bool
+}
+
+func (l *loader) report(p string, d diag.List) {
+	if l.wanted(p) {
+		*l.diags = append(*l.diags, d...)
+	}
+}
+
+func yamlName(name string) (string, bool) {
+	for _, ext := range []string{".yaml", ".yml"} {
+		if strings.HasSuffix(name, ext) {
+			return strings.TrimSuffix(name, ext), true
+		}
+	}
+	return "", false
+}
+
+// loadFamilies parses and compiles every base under _families/, each endpoint against its family's
+// site.yaml, so a base is checked (and its fixture cases run) once, whatever mounts it.
+func (l *loader) loadFamilies() {
+	fams, err := fs.ReadDir(l.fsys, sitedef.FamiliesDir)
+	if err != nil {
+		return // no families
+	}
+	for _, fe := range fams {
+		fam := fe.Name()
+		dir := path.Join(sitedef.FamiliesDir, fam)
+		if strings.HasPrefix(fam, ".") {
+			continue
+		}
+		if st, err := fs.Stat(l.fsys, dir); err != nil || !st.IsDir() {
+			continue
+		}
+		sitePath := path.Join(dir, "site.yaml")
+		data, err := fs.ReadFile(l.fsys, sitePath)
+		if err != nil {
+			l.broken[fam] = true
+			l.report(sitePath, diag.List{{File: sitePath, Line: 1, Col: 1, Message: "every family directory needs a site.yaml: " + err.Error()}})
+			continue
+		}
+		siteFile, d := sitedef.Parse(sitePath, data)
+		if siteFile.Site == nil {
+			l.broken[fam] = true
+			l.report(sitePath, d)
+			continue
+		}
+		defaultDomain(siteFile.Site)
+		d = append(d, engine.CheckFamilySite(siteFile, fam)...)
+		l.report(sitePath, d)
+		if d.HasErrors() {
+			l.broken[fam] = true
+			continue
+		}
+		l.famSites[fam] = siteFile
+		files, _ := fs.ReadDir(l.fsys, dir)
+		for _, f := range files {
+			res, ok := yamlName(f.Name())
+			if f.IsDir() || !ok || f.Name() == "site.yaml" {
+				continue
+			}
+			id := fam + "/" + res
+			p := path.Join(dir, f.Name())
+			data, err := fs.ReadFile(l.fsys, p)
+			if err != nil {
+				l.broken[id] = true
+				l.report(p, diag.List{{File: p, Line: 1, Col: 1, Message: "reading: " + err.Error()}})
+				continue
+			}
+			epFile, d := sitedef.Parse(p, data)
+			switch {
+			case epFile.Site != nil:
+				d.Add(p, 1, 1, "only site.yaml may be kind: site")
+			case epFile.Endpoint != nil:
+				ep := epFile.Endpoint
+				if ep.Resource != res {
+					pos := epFile.Pos.Of(&ep.Resource)
+					d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", ep.Resource, res)
+				}
+				if ep.Extends != "" || len(ep.Remove) > 0 {
+					pos := epFile.Pos.Of(&ep.Extends)
+					d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "a base cannot extend another base: write it out, or make a family of the two")
+				}
+				plan, cd := l.eng.Compile(siteFile, epFile)
+				d = append(d, cd...)
+				if !d.HasErrors() {
+					plan.ID, plan.Version = id, fam+"@base"
+					l.reg.bases[id] = plan
+					l.reg.files[id] = epFile
+					l.baseFiles[id] = epFile
+				}
+			}
+			if d.HasErrors() {
+				l.broken[id] = true
+			}
+			l.report(p, d)
+		}
+	}
+}
+
+// base finds the base an extends names, or reports why it cannot be used at pos in file p.
+func (l *loader) base(name string, p string, pos sitedef.Pos, d *diag.List) *sitedef.File {
+	fam, res, ok := strings.Cut(name, "/")
+	line, col := max(pos.Line, 1), max(pos.Col, 1)
+	switch {
+	case !ok || fam == "" || res == "":
+		d.Add(p, line, col, "extends %q: name a base as <family>/<resource>", name)
+	case l.broken[fam] || l.broken[name]:
+		d.Add(p, line, col, "extends %q, which has errors of its own (see %s/%s)", name, sitedef.FamiliesDir, fam)
+	case l.famSites[fam] == nil:
+		d.Add(p, line, col, "extends %q: there is no family %q under %s/ (families: %s)", name, fam, sitedef.FamiliesDir, strings.Join(sortedKeys(l.famSites), ", "))
+	case l.baseFiles[name] == nil:
+		d.Add(p, line, col, "extends %q: family %q has no %s.yaml (bases: %s)", name, fam, res, strings.Join(l.basesOf(fam), ", "))
+	default:
+		return l.baseFiles[name]
+	}
+	return nil
+}
+
+func (l *loader) basesOf(fam string) []string {
+	var out []string
+	for id := range l.baseFiles {
+		if strings.HasPrefix(id, fam+"/") {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		out = []string{"none"}
+	}
+	return out
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		out = []string{"none"}
+	}
+	return out
+}
+
+// defaultDomain makes the only domain of a site its default, so a one-host site need not say so.
+func defaultDomain(s *sitedef.Site) {
+	if s.DefaultDomain == "" && s.Domains.Len() == 1 {
+		s.DefaultDomain = s.Domains.Keys[0]
+	}
+}
+
+func (l *loader) loadSite(dir string) {
+	sitePath := path.Join(dir, "site.yaml")
+	data, err := fs.ReadFile(l.fsys, sitePath)
+	if err != nil {
+		l.report(sitePath, diag.List{{File: sitePath, Line: 1, Col: 1, Message: "every site directory needs a site.yaml: " + err.Error()}})
+		return
+	}
+	own, d := sitedef.Parse(sitePath, data)
+	if own.Site == nil {
+		l.report(sitePath, d)
+		return
+	}
+	siteFile := own
+	if fam := own.Site.Extends; fam != "" && !d.HasErrors() {
+		pos := own.Pos.Of(&own.Site.Extends)
+		switch {
+		case l.broken[fam]:
+			d.Add(sitePath, pos.Line, pos.Col, "extends family %q, which has errors of its own (see %s/%s/site.yaml)", fam, sitedef.FamiliesDir, fam)
+		case l.famSites[fam] == nil:
+			d.Add(sitePath, pos.Line, pos.Col, "extends %q: there is no family %q under %s/ (families: %s)", fam, fam, sitedef.FamiliesDir, strings.Join(sortedKeys(l.famSites), ", "))
+		default:
+			var rd diag.List
+			siteFile, rd = sitedef.ExtendSite(l.famSites[fam], fam, own)
+			d = append(d, rd...)
+		}
+	}
+	if d.HasErrors() {
+		l.report(sitePath, d)
+		return
+	}
+	defaultDomain(siteFile.Site)
+	d = append(d, engine.CheckSite(siteFile, dir)...)
+	if d.HasErrors() {
+		l.report(sitePath, d)
+		return
+	}
+	l.reg.sites[siteFile.Site.Site] = siteFile.Site
+	l.reg.siteFiles[siteFile.Site.Site] = siteFile
+	files, _ := fs.ReadDir(l.fsys, dir)
+	own.Site.Endpoints.Each(func(res string, m *sitedef.Endpoint) {
+		for _, f := range files {
+			if r, ok := yamlName(f.Name()); ok && r == res && f.Name() != "site.yaml" {
+				pos := own.Site.Endpoints.Pos[res]
+				d.Add(sitePath, pos.Line, pos.Col, "endpoint %q is both mounted here and written in %s", res, f.Name())
+				return
+			}
+		}
+		if m.Extends == "" {
+			pos := own.Site.Endpoints.Pos[res]
+			d.Add(sitePath, pos.Line, pos.Col, "endpoint %q: a mounted endpoint says extends: <family>/<resource>; a site's own endpoints are files beside site.yaml", res)
+			return
+		}
+		base := l.base(m.Extends, sitePath, own.Pos.Of(&m.Extends), &d)
+		if base == nil {
+			return
+		}
+		epFile, rd := sitedef.ExtendEndpoint(base, m.Extends, sitePath, own.MountNode(res), res)
+		if rd.HasErrors() {
+			d = append(d, rd...)
+			return
+		}
+		var md diag.List
+		md = append(md, rd...)
+		l.compile(siteFile, epFile, &md)
+		d = append(d, md...)
+	})
+	l.report(sitePath, d)
+	for _, f := range files {
+		name := f.Name()
+		res, ok := yamlName(name)
+		if f.IsDir() || name == "site.yaml" || !ok {
+			continue
+		}
+		p := path.Join(dir, name)
+		data, err := fs.ReadFile(l.fsys, p)
+		if err != nil {
+			l.report(p, diag.List{{File: p, Line: 1, Col: 1, Message: "reading: " + err.Error()}})
+			continue
+		}
+		epFile, d := sitedef.Parse(p, data)
+		if epFile.Endpoint != nil {
+			if epFile.Endpoint.Resource != res {
+				pos := epFile.Pos.Of(&epFile.Endpoint.Resource)
+				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", epFile.Endpoint.Resource, res)
+			}
+			compile := true
+			if ext := epFile.Endpoint.Extends; ext != "" {
+				compile = false
+				if base := l.base(ext, p, epFile.Pos.Of(&epFile.Endpoint.Extends), &d); base != nil && !d.HasErrors() {
+					resolved, rd := sitedef.ExtendEndpoint(base, ext, p, epFile.Node, res)
+					d = append(d, rd...)
+					epFile, compile = resolved, !rd.HasErrors()
+				}
+			} else if len(epFile.Endpoint.Remove) > 0 {
+				pos := epFile.Pos.Of(&epFile.Endpoint.Remove)
+				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "remove: needs extends: it drops parts of a base")
+			}
+			if compile {
+				l.compile(siteFile, epFile, &d)
+			}
+		} else if epFile.Site != nil {
+			d.Add(p, 1, 1, "only site.yaml may be kind: site")
+		}
+		l.report(p, d)
+	}
+}
+
+// compile compiles one endpoint and registers it when d (its file's diagnostics so far) has no errors.
+func (l *loader) compile(site, ep *sitedef.File, d *diag.List) {
+	plan, cd := l.eng.Compile(site, ep)
+	*d = append(*d, cd...)
+	if d.HasErrors() {
+		return
+	}
+	l.reg.plans[plan.ID] = plan
+	l.reg.files[plan.ID] = ep
+	if ep.Base != nil {
+		l.reg.baseOf[plan.ID] = ep.Base.Name
+	}
 }
 
 // Plan returns the plan of "site.resource", or nil.
@@ -136,6 +385,82 @@ func (r *Registry) Sites() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Bases returns the id ("family/resource") of every family base that compiled, sorted.
+func (r *Registry) Bases() []string { return r.baseIDs }
+
+// Base returns the plan of a family base ("family/resource"), or nil. Bases are never routed; their
+// plans run the family's own fixture cases.
+func (r *Registry) Base(id string) *engine.Plan { return r.bases[id] }
+
+// BaseOf returns the base ("family/resource") a plan extends, or "".
+func (r *Registry) BaseOf(id string) string { return r.baseOf[id] }
+
+// File returns the resolved definition of a plan or a base: what the engine runs.
+func (r *Registry) File(id string) *sitedef.File { return r.files[id] }
+
+// Family returns the family a site extends, or "".
+func (r *Registry) Family(slug string) string {
+	if f := r.siteFiles[slug]; f != nil && f.Base != nil {
+		return f.Base.Name
+	}
+	return ""
+}
+
+// Runnable returns the plan of a routed endpoint ("site.resource") or of a family base
+// ("family/resource"): fixture cases run both.
+func (r *Registry) Runnable(id string) *engine.Plan {
+	if p := r.plans[id]; p != nil {
+		return p
+	}
+	return r.bases[id]
+}
+
+// Overrides is what an endpoint that extends a base states itself rather than inherits.
+type Overrides struct {
+	// Selectors is true when it adds or replaces a field, source or step (parameters and rules aside):
+	// then its output is no longer the base's, and its own cases or corpus pages must prove it.
+	Selectors bool
+	// Rules and SiteRules are the ids of the endpoint rules and site rules it adds or replaces.
+	Rules, SiteRules map[string]bool
+}
+
+// Overrides reports what plan id overrides of its base; ok is false when it extends nothing.
+func (r *Registry) Overrides(id string) (o Overrides, ok bool) {
+	f, plan := r.files[id], r.plans[id]
+	if f == nil || plan == nil || f.Base == nil {
+		return o, false
+	}
+	o.Rules, o.SiteRules = map[string]bool{}, map[string]bool{}
+	ep := plan.Endpoint
+	own := func(p sitedef.Pos) bool { return p.File == "" }
+	for _, k := range ep.Fields.Keys {
+		o.Selectors = o.Selectors || own(ep.Fields.Pos[k])
+	}
+	for _, k := range ep.Sources.Keys {
+		o.Selectors = o.Selectors || own(ep.Sources.Pos[k])
+	}
+	for i := range ep.Steps {
+		o.Selectors = o.Selectors || own(f.Pos.Of(&ep.Steps[i]))
+	}
+	for i := range ep.Rules {
+		if own(f.Pos.Of(&ep.Rules[i])) {
+			o.Rules[ep.Rules[i].ID] = true
+		}
+	}
+	if sf := r.siteFiles[plan.Site.Site]; sf != nil && sf.Base != nil {
+		for i := range sf.Site.Rules {
+			if own(sf.Pos.Of(&sf.Site.Rules[i])) {
+				o.SiteRules[sf.Site.Rules[i].ID] = true
+			}
+		}
+	} else {
+		for _, r := range plan.Site.Rules {
+			o.SiteRules[r.ID] = true
+		}
+	}
+	return o, true
 }
 
 // String summarises the registry for logs.

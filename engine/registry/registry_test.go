@@ -62,3 +62,39 @@ func TestEmbeddedSitedefs(t *testing.T) {
 		t.Fatal("no endpoints")
 	}
 }
+
+// TestFamilyDiagnostics: every mistake of extends and remove is reported at the child's line, and an
+// inherited value that fails in the child's context names the base's line too.
+func TestFamilyDiagnostics(t *testing.T) {
+	_, diags := registry.Load(engine.New(), os.DirFS("testdata/families-broken"))
+	var lines []string
+	for _, d := range diags {
+		lines = append(lines, d.String())
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	golden := filepath.Join("testdata", "families-broken.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("reading golden (run with -update): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("diagnostics differ from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+	for _, want := range []string{
+		`one/site.yaml:9:31: error: remove: "fields.nope" names nothing`,
+		`one/site.yaml:9:68: error: remove: "fields.nutrition.sugar" names nothing`,
+		`one/site.yaml:13:14: error: extends "dish/nothing": family "dish" has no nothing.yaml`,
+		`two/site.yaml:5:10: error: extends "cookbook": there is no family "cookbook"`,
+		`five/site.yaml:8:5: error: rule not-found: no step "page" in this endpoint (inherited from dish/recipe at _families/dish/recipe.yaml:17:11)`,
+		`three/site.yaml:10:36: error: field title: bad XPath`,
+	} {
+		if n := strings.Count(got, want); n != 1 {
+			t.Errorf("want exactly one diagnostic starting %q, got %d", want, n)
+		}
+	}
+}

@@ -13,8 +13,12 @@ import (
 	"asa/engine/diag"
 )
 
-// Pos is a line and column in a sitedef file (1-based).
-type Pos struct{ Line, Col int }
+// Pos is a line and column in a sitedef file (1-based). File is empty for a position in the file being
+// loaded, and names the base file for a value an endpoint or site inherited through extends.
+type Pos struct {
+	Line, Col int
+	File      string
+}
 
 // Positions maps the address of every decoded value to where it stood in the file, so the compiler can
 // point at the exact selector or expression that fails without every model field carrying a position.
@@ -75,7 +79,7 @@ func (m *Map[T]) decodeEntries(d *decoder, n *yaml.Node) {
 		d.decode(v, reflect.ValueOf(t).Elem())
 		m.Keys = append(m.Keys, k.Value)
 		m.Vals[k.Value] = t
-		m.Pos[k.Value] = Pos{k.Line, k.Column}
+		m.Pos[k.Value] = d.at(k)
 	}
 }
 
@@ -90,6 +94,22 @@ type decoder struct {
 	file  string
 	diags *diag.List
 	pos   Positions
+	// Resolving extends decodes one tree merged from several files: origin names the file of every
+	// subtree that is not from root, the file the result is reported as.
+	origin map[*yaml.Node]string
+	root   string
+}
+
+// at is the position of n, naming its file when it is not the root file.
+func (d *decoder) at(n *yaml.Node) Pos {
+	f := d.file
+	if o, ok := d.origin[n]; ok {
+		f = o
+	}
+	if f == d.root {
+		f = ""
+	}
+	return Pos{Line: n.Line, Col: n.Column, File: f}
 }
 
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
@@ -106,12 +126,16 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
+	if f, ok := d.origin[n]; ok && f != d.file {
+		defer func(prev string) { d.file = prev }(d.file)
+		d.file = f
+	}
 	if n.Kind == yaml.AliasNode {
 		d.errorf(n, "YAML aliases are not allowed in sitedefs")
 		return
 	}
 	if v.CanAddr() {
-		d.pos[v.Addr().Pointer()] = Pos{n.Line, n.Column}
+		d.pos[v.Addr().Pointer()] = d.at(n)
 	}
 	if v.CanAddr() && v.Addr().Type().Implements(entryIface) {
 		if n.Kind != yaml.MappingNode {
@@ -152,7 +176,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value) {
 		d.decode(n, p.Elem())
 		v.Set(p)
 		// The pointee's position is what the compiler asks for.
-		d.pos[p.Pointer()] = Pos{n.Line, n.Column}
+		d.pos[p.Pointer()] = d.at(n)
 	case reflect.Struct:
 		d.decodeStruct(n, v)
 	case reflect.Slice:

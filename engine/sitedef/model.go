@@ -21,6 +21,9 @@ type Site struct {
 	Request       RequestDefaults `yaml:"request" doc:"Defaults for every step of every endpoint."`
 	Retry         Retry           `yaml:"retry" doc:"Retry policy for blocked responses."`
 	Rules         []Rule          `yaml:"rules" doc:"Rules checked on every step response of every endpoint, before the endpoint's own."`
+	Extends       string          `yaml:"extends" doc:"A family (a directory under _families/) whose site.yaml gives this site's defaults: category, request, retry, rules, domains. This file's keys override them (docs/sitedef-format.md, Families)."`
+	Endpoints     Map[Endpoint]   `yaml:"endpoints" doc:"Family endpoints mounted on this site, by resource name. Each says extends: <family>/<resource> and may override or remove parts of the base, like an endpoint file that extends."`
+	Remove        []string        `yaml:"remove" doc:"With extends: parts of the family's site.yaml this site drops, e.g. rules.<id> or domains.<key>."`
 }
 
 // Domain is one regional storefront.
@@ -55,6 +58,8 @@ type Endpoint struct {
 	Rules       []Rule       `yaml:"rules" doc:"Rules mapping responses and outputs to error codes; the first that matches wins."`
 	Paginate    *Paginate    `yaml:"paginate" doc:"Pagination of a list endpoint over start_page and pages."`
 	Fields      Map[Field]   `yaml:"fields" doc:"The output, in this order." required:"true"`
+	Extends     string       `yaml:"extends" doc:"<family>/<resource>: the base endpoint (_families/<family>/<resource>.yaml) this one extends. Named entries given here (params, fields, sources, steps and rules by id) replace the base's of that name, new ones are appended, scalars override."`
+	Remove      []string     `yaml:"remove" doc:"With extends: parts of the base this endpoint drops: fields.<name> (fields.<name>.<child> inside an object), params.<name>, sources.<name>, steps.<id>, rules.<id>, constraints, paginate. Naming nothing is an error."`
 }
 
 // Param is one request parameter.

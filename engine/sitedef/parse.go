@@ -17,6 +17,10 @@ type File struct {
 	Site     *Site
 	Endpoint *Endpoint
 	Pos      Positions
+	// Node is the file's root mapping, kept to resolve extends (which merges trees, then decodes).
+	Node *yaml.Node
+	// Base is set on a file resolved from extends: the base it extends and where the child says so.
+	Base *BaseRef
 }
 
 // MaxFileBytes bounds a sitedef file: they are small by nature, and the loader also reads directories
@@ -60,7 +64,8 @@ func Parse(path string, data []byte) (*File, diag.List) {
 			kind = n.Content[i+1].Value
 		}
 	}
-	d := &decoder{file: path, diags: &diags, pos: f.Pos}
+	f.Node = n
+	d := &decoder{file: path, root: path, diags: &diags, pos: f.Pos}
 	switch kind {
 	case "site":
 		f.Site = &Site{}

@@ -87,6 +87,12 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	if len(required) > 0 {
 		sort.Strings(required)
 		out["required"] = required
+		if _, ok := props["extends"]; ok {
+			// What extends a base inherits the rest: a mount may be two lines.
+			delete(out, "required")
+			out["if"] = map[string]any{"required": []string{"extends"}}
+			out["else"] = map[string]any{"required": required}
+		}
 	}
 	return out
 }
