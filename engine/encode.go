@@ -53,7 +53,8 @@ func (p *Plan) encodeValue(b *bytes.Buffer, v any, f *field) error {
 				if i > 0 {
 					b.WriteByte(',')
 				}
-				if m, ok := e.(map[string]any); ok {
+				// A list<object> without fields keeps its objects as they are (sorted keys).
+				if m, ok := e.(map[string]any); ok && len(children) > 0 {
 					if err := p.encodeObject(b, m, children); err != nil {
 						return err
 					}
