@@ -442,7 +442,7 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 }
 
 func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int) *source {
-	src := &source{name: name, jsonLD: s.JSONLD, body: s.Body, required: s.Required, from: nSteps - 1}
+	src := &source{name: name, jsonLD: s.JSONLD, body: s.Body, mainText: s.MainText, required: s.Required, from: nSteps - 1}
 	if s.From != "" {
 		src.from = c.stepRef(&s.From, "source "+name)
 	}
@@ -461,8 +461,11 @@ func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int) *so
 	if s.Body {
 		n++
 	}
+	if s.MainText {
+		n++
+	}
 	if n != 1 {
-		c.errAt(s, "source %q needs exactly one of json_ld, script_json, xpath_json, body", name)
+		c.errAt(s, "source %q needs exactly one of json_ld, script_json, xpath_json, body, main_text", name)
 	}
 	if !nameRe.MatchString(name) {
 		c.errAt(s, "source name %q: lower case letters, digits and underscores", name)

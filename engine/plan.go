@@ -91,6 +91,7 @@ type source struct {
 	scriptJSON *bodyRegexp
 	xpathJSON  *xpathSel
 	body       bool
+	mainText   bool
 	required   bool
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"asa/engine/dom"
 	"asa/engine/errcode"
+	"asa/engine/universal"
 )
 
 // Result is a successful run.
@@ -584,6 +585,10 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 					v = x
 				}
 			}
+		case src.mainText:
+			if sr.html != nil {
+				v = mainText(sr.body, sr.url)
+			}
 		case src.xpathJSON != nil:
 			if nav := sr.nav(); nav != nil {
 				s, _ := r.evalXPath(src.xpathJSON, nav, false, true)
@@ -597,6 +602,27 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 		r.src[src.name] = v
 	}
 	return nil
+}
+
+// mainText is the main_text source of an HTML body: the universal extractor's main content, or nil
+// when the page has none (or the extractor failed on it, which is the same to a sitedef).
+func mainText(body []byte, pageURL string) any {
+	mt, err := universal.ExtractMainText(body, pageURL)
+	if err != nil || mt.Text == "" {
+		return nil
+	}
+	return map[string]any{
+		"text": mt.Text, "word_count": mt.WordCount, "title": nilIfEmpty(mt.Title), "byline": nilIfEmpty(mt.Byline),
+		"excerpt": nilIfEmpty(mt.Excerpt), "published": nilIfEmpty(mt.Published), "site_name": nilIfEmpty(mt.SiteName),
+		"lang": nilIfEmpty(mt.Lang),
+	}
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // checkRules returns the first rule matching a response; with statusOnly, the first of those whose

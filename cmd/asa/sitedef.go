@@ -13,6 +13,7 @@ import (
 
 	"asa/engine/diag"
 	"asa/engine/fixture"
+	"asa/engine/registry"
 	"asa/engine/sitedef"
 	"asa/fixtures"
 )
@@ -169,6 +170,7 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	corpus := fl.String("corpus", "", "the shared corpus directory; checks fixtures/corpus/*.yaml against its pages")
 	filter := fl.String("run", "", "only cases and expectations whose name contains this")
 	verbose := fl.Bool("v", false, "print every passing case too")
+	misses := fl.Bool("misses", false, "with --corpus, list every field of an expected file that missed, with its reason")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -239,15 +241,23 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
+		var results []*fixture.Result
 		for _, e := range exps {
 			if *filter != "" && !strings.Contains(e.Name(), *filter) {
 				continue
 			}
-			err := fixture.RunExpectation(ctx, reg, *corpus, e)
+			res := fixture.Check(ctx, reg, *corpus, e)
+			results = append(results, res)
+			err := res.Err
 			if err != nil {
 				err = fmt.Errorf("%s:%d: %w", e.File, e.Line, err)
 			}
 			report("corpus "+e.Name(), err)
+		}
+		// Field accuracy against the expected files of the corpus, per family: allowed misses
+		// (except) pass the test but count here, so the figure stays honest.
+		for _, a := range fixture.FamilyAccuracy(results, familyOf(reg)) {
+			a.Write(stdout, *misses)
 		}
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
@@ -378,4 +388,13 @@ func writeOut(path string, b []byte, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// familyOf names the family an endpoint extends, for the accuracy report; an endpoint in no family
+// is its own site's.
+func familyOf(reg *registry.Registry) func(id string) string {
+	return func(id string) string {
+		site, _, _ := strings.Cut(id, ".")
+		return site
+	}
 }

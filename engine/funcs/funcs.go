@@ -59,7 +59,7 @@ type def struct {
 // New returns a function set with an empty regexp cache.
 func New() *Set {
 	s := &Set{re: newRegexCache(regexCacheSize)}
-	s.defs = s.definitions()
+	s.defs = append(s.definitions(), schemaDefinitions()...)
 	sort.Slice(s.defs, func(i, j int) bool { return s.defs[i].name < s.defs[j].name })
 	return s
 }

@@ -112,6 +112,7 @@ type Source struct {
 	ScriptJSON string `yaml:"script_json" doc:"Regular expression: the balanced JSON value following its first match."`
 	XPathJSON  string `yaml:"xpath_json" doc:"XPath: the text of the first node, parsed as JSON."`
 	Body       bool   `yaml:"body" doc:"The whole response body parsed as JSON."`
+	MainText   bool   `yaml:"main_text" doc:"The page's main content as the universal extractor finds it (navigation, ads, footers and related links removed): an object {text, word_count, title, byline, excerpt, published, site_name, lang}; nil when the page has no main text."`
 	Required   bool   `yaml:"required" doc:"A missing source fails the request with extraction_failed."`
 }
 

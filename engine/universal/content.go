@@ -1,12 +1,16 @@
 package universal
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"codeberg.org/readeck/go-readability/v2/render"
 	"golang.org/x/net/html"
+
+	"asa/engine/dom"
 )
 
 // article is the main content of a page as the content extractor found it, with the byline and
@@ -75,4 +79,67 @@ func tidyText(s string) string {
 		b.WriteString(strings.TrimLeft(l, " \t\u00a0"))
 	}
 	return b.String()
+}
+
+// MainText is a page's main content as the universal extractor finds it, with what the extractor
+// read beside it: the main_text source of a sitedef (package engine) is built from it.
+type MainText struct {
+	Text      string // paragraphs separated by a blank line
+	WordCount int    // see WordCount
+	Title     string // the extractor's guess, not our title logic (that needs the whole page)
+	Byline    string
+	Excerpt   string
+	Published string // ISO 8601, or ""
+	SiteName  string
+	Lang      string
+}
+
+// ExtractMainText runs the main-content extractor on an HTML body already decoded to UTF-8;
+// pageURL resolves relative links. It parses a tree of its own, since the extractor prunes the
+// tree it reads: a caller's parsed document stays whole. A page without main content gives a
+// MainText with an empty Text and no error; the error is a page the extractor panicked on.
+func ExtractMainText(body []byte, pageURL string) (mt MainText, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			mt, err = MainText{}, fmt.Errorf("universal: main text: panic: %v", r)
+		}
+	}()
+	doc, err := dom.ParseHTML(body)
+	if err != nil {
+		return MainText{}, err
+	}
+	base, _ := url.Parse(pageURL)
+	if base != nil && !base.IsAbs() {
+		base = nil
+	}
+	a := mainContent(doc, base)
+	mt = MainText{Text: a.text(), Title: a.title, Byline: a.byline, Excerpt: a.excerpt, Published: a.published, SiteName: a.siteName, Lang: a.lang}
+	mt.WordCount = WordCount(mt.Text)
+	return mt, nil
+}
+
+// WordCount counts the words of s: runs of letters and digits (an apostrophe or hyphen between two
+// letters does not split one), and every Han or kana character on its own, since Chinese and Japanese
+// are written without spaces and a character is the nearest unit to a word (Korean has spaces).
+func WordCount(s string) int {
+	n := 0
+	in := false
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			n++
+			in = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			if !in {
+				n++
+			}
+			in = true
+		case in && (r == '\'' || r == '’' || r == '-') && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
+			// "don't", "well-known": one word
+		default:
+			in = false
+		}
+	}
+	return n
 }

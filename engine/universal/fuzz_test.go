@@ -47,3 +47,25 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtractMainText: no panic escapes, and the word count is the text's.
+func FuzzExtractMainText(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.html")
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("<article><p>東京で雨 don't well-known</p></article>"))
+	f.Fuzz(func(t *testing.T, page []byte) {
+		if len(page) > 1<<16 {
+			return
+		}
+		mt, err := universal.ExtractMainText(page, "https://example.com/a")
+		if err == nil && mt.WordCount != universal.WordCount(mt.Text) {
+			t.Fatalf("word count %d of %q", mt.WordCount, mt.Text)
+		}
+	})
+}

@@ -331,3 +331,43 @@ func TestHTMLNotEscaped(t *testing.T) {
 		t.Errorf("got %s", b)
 	}
 }
+
+func TestWordCount(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"A kettle boils water.", 4},
+		{"don't stop: a well-known 3-step plan", 6},
+		{"Hello,\n\nworld  again", 3},
+		{"東京で雨", 4}, // Han and kana: one word a character
+		{"Tokyo 東京 2024", 4},
+		{"서울에 비가 온다", 3}, // Korean has spaces
+		{"— · • ...", 0},
+		{"Ünïcödé wörds", 2},
+	} {
+		if got := universal.WordCount(tc.in); got != tc.want {
+			t.Errorf("WordCount(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestExtractMainText(t *testing.T) {
+	page := []byte(`<html lang="fr"><body><nav>Accueil | Actualités</nav><article><h1>Titre</h1>` +
+		strings.Repeat(`<p>Une phrase assez longue pour que l'extracteur garde ce paragraphe, avec des virgules, et encore des mots.</p>`, 4) +
+		`</article><footer>Mentions légales</footer></body></html>`)
+	mt, err := universal.ExtractMainText(page, "https://example.fr/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(mt.Text, "Titre\n\nUne phrase assez longue") || strings.Contains(mt.Text, "Accueil") || strings.Contains(mt.Text, "Mentions") {
+		t.Errorf("text %q", mt.Text)
+	}
+	if mt.Lang != "fr" || mt.WordCount != universal.WordCount(mt.Text) || mt.WordCount < 60 {
+		t.Errorf("lang %q, word count %d", mt.Lang, mt.WordCount)
+	}
+	if mt, err := universal.ExtractMainText([]byte(""), ""); err != nil || mt.Text != "" {
+		t.Errorf("empty page: %+v %v", mt, err)
+	}
+}
