@@ -35,7 +35,6 @@ func removeTags(s string) string {
 		c := s[i]
 		if c == '<' && i+1 < len(s) && (isASCIILetter(s[i+1]) || s[i+1] == '/' || s[i+1] == '!' || s[i+1] == '?') {
 			if end := strings.IndexByte(s[i:], '>'); end >= 0 {
-				b.WriteByte(' ')
 				i += end + 1
 				continue
 			}
@@ -49,9 +48,12 @@ func removeTags(s string) string {
 // schemaMinutes reads a schema.org duration as whole minutes: a number is minutes already; an ISO
 // 8601 duration is rounded up to the minute (0 is no duration); text ("1 hr 30 mins", "1 Std.")
 // goes through parseDuration and is rounded; a range ("10-15 minutes", "PT10M-PT15M") gives its
-// upper bound; a QuantitativeValue gives its maxValue.
+// upper bound; a QuantitativeValue gives its maxValue, a typed JSON-LD value its @value.
 func schemaMinutes(v any) (any, bool) {
 	if m, ok := v.(map[string]any); ok {
+		if x, ok := m["@value"]; ok { // {"@type": "Duration", "@value": "PT35M"}
+			return schemaMinutes(x)
+		}
 		return schemaMinutes(m["maxValue"])
 	}
 	if _, isStr := v.(string); !isStr {
@@ -465,7 +467,7 @@ func schemaDefinitions() []def {
 			name: "schemaMinutes", group: groupDates, sig: "schemaMinutes(x) → int | nil",
 			summary: "A schema.org duration in whole minutes: an ISO 8601 duration rounded up (`PT0M` is nil), " +
 				"a number (already minutes), text with units as parseDuration reads it, rounded; a range gives " +
-				"its upper bound; a QuantitativeValue its `maxValue`.",
+				"its upper bound; a QuantitativeValue its `maxValue`, a typed value (`{\"@value\": ...}`) its `@value`.",
 			types: []any{tA},
 			fn:    one("schemaMinutes", schemaMinutes),
 			examples: ex(
@@ -476,6 +478,7 @@ func schemaDefinitions() []def {
 				`schemaMinutes("10-15 minutes")`, `15`,
 				`schemaMinutes(45)`, `45`,
 				`schemaMinutes({"maxValue": "PT20M"})`, `20`,
+				`schemaMinutes({"@type": "Duration", "@value": "P0DT0H35M0S"})`, `35`,
 			),
 		},
 		{
