@@ -509,6 +509,9 @@ func schemaDefinitions() []def {
 				if err := arity("howToSteps", args, 1, 2); err != nil {
 					return nil, err
 				}
+				if args[0] == nil {
+					return nil, nil
+				}
 				mode := ""
 				if len(args) == 2 {
 					mode, _ = args[1].(string)
@@ -564,9 +567,12 @@ func schemaDefinitions() []def {
 			summary: "The largest of the candidate images, each a URL, an ImageObject (`url`, `width`, `height`) or a " +
 				"list of them: a size comes from the object, else from the URL (`1200x800`, `?w=1200&h=800`); " +
 				"the same URL given twice keeps its largest size; ties go to https, then to the earlier " +
-				"candidate. Only absolute http(s) URLs count.",
+				"candidate. Only absolute http(s) URLs count; one to four arguments.",
 			types: []any{tVar},
 			fn: func(args ...any) (any, error) {
+				if err := arity("bestImage", args, 1, 4); err != nil {
+					return nil, err
+				}
 				return orNil(bestImage(args))
 			},
 			examples: ex(
@@ -586,7 +592,10 @@ func schemaDefinitions() []def {
 				if err := arity("closestOf", args, 2, 2); err != nil {
 					return nil, err
 				}
-				items, _ := listOf(args[0])
+				items, ok := listOf(args[0])
+				if !ok {
+					return nil, nil
+				}
 				cands, _ := listOf(args[1])
 				return closestOf(items, cands), nil
 			},
@@ -603,6 +612,9 @@ func schemaDefinitions() []def {
 			fn: func(args ...any) (any, error) {
 				if err := arity("splitTags", args, 1, 1); err != nil {
 					return nil, err
+				}
+				if args[0] == nil {
+					return nil, nil
 				}
 				return splitTags(args[0]), nil
 			},
