@@ -40,6 +40,7 @@ type catalogueEndpoint struct {
 
 type catalogueSite struct {
 	Slug, Name, Summary, Version string
+	Family                       string // the family the site extends, if any
 	Domains                      int
 	DefaultDomain                string
 	Endpoints                    []catalogueEndpoint
@@ -66,7 +67,7 @@ func (s *Server) catalogue() catalogueData {
 	var out catalogueData
 	for _, slug := range reg.Sites() {
 		site := reg.Site(slug)
-		cs := catalogueSite{Slug: slug, Name: site.Name, Summary: site.Summary, Version: site.Version,
+		cs := catalogueSite{Slug: slug, Name: site.Name, Summary: site.Summary, Version: site.Version, Family: reg.Family(slug),
 			Domains: site.Domains.Len(), DefaultDomain: site.DefaultDomain}
 		for _, id := range reg.IDs() {
 			if !strings.HasPrefix(id, slug+".") {

@@ -50,6 +50,11 @@ func (c *compiler) errAt(ptr any, format string, args ...any) {
 }
 
 func (c *compiler) warnAt(ptr any, format string, args ...any) {
+	if c.pos.Of(ptr).File != "" {
+		// A warning about a base's own value says the same for every site mounting it: the base's
+		// own compile reports it once.
+		return
+	}
 	file, line, col, note := c.where(ptr)
 	c.diags.Warn(file, line, col, format+"%s", append(args, note)...)
 }

@@ -46,6 +46,9 @@ Usage:
   asa sitedef docs [-o FILE]                       write the sitedef reference (Markdown)
   asa sitedef list [--sitedefs DIR]                list every endpoint with its version
   asa sitedef show [--sitedefs DIR] SITE.RESOURCE  print the resolved definition (family bases merged in)
+  asa sitedef new SITE.RESOURCE --from PAGE [--family F] [--url URL] [--sitedefs DIR] [--fixtures DIR] [--corpus DIR]
+                                                  scaffold a sitedef (or a family site file), a fixture case
+                                                  and a corpus expectation from a saved page
   asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
                                                   run one endpoint on saved responses: one FILE per step in
                                                   step order, or STEP=FILE to name the step; universal.get
@@ -85,6 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return cmdList(args[2:], stdout, stderr)
 		case "show":
 			return cmdShow(args[2:], stdout, stderr)
+		case "new":
+			return cmdNew(ctx, args[2:], stdout, stderr)
 		}
 	case "extract":
 		return cmdExtract(ctx, args[1:], stdout, stderr)

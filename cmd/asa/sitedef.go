@@ -201,7 +201,11 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, id := range reg.IDs() {
 		p := reg.Plan(id)
-		fmt.Fprintf(stdout, "%-28s %-22s %s\n", id, p.Version, p.Endpoint.Summary)
+		summary := p.Endpoint.Summary
+		if b := reg.BaseOf(id); b != "" {
+			summary += " [" + b + "]"
+		}
+		fmt.Fprintf(stdout, "%-28s %-22s %s\n", id, p.Version, summary)
 	}
 	return 0
 }

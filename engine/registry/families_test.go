@@ -1,9 +1,13 @@
 package registry_test
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"asa/engine"
 	"asa/engine/registry"
@@ -17,13 +21,13 @@ func TestFamilies(t *testing.T) {
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	if got, want := reg.IDs(), []string{"alpha-kitchen.recipe", "beta.recipe"}; !reflect.DeepEqual(got, want) {
+	if got, want := reg.IDs(), []string{"alpha-kitchen.recipe", "beta.recipe", "gamma.recipe"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("routed ids %v, want %v (bases are never routed)", got, want)
 	}
 	if got, want := reg.Bases(), []string{"dish/recipe"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("bases %v, want %v", got, want)
 	}
-	alpha, beta := reg.Plan("alpha-kitchen.recipe"), reg.Plan("beta.recipe")
+	alpha, beta, gamma := reg.Plan("alpha-kitchen.recipe"), reg.Plan("beta.recipe"), reg.Plan("gamma.recipe")
 	tests := []struct {
 		name      string
 		got, want any
@@ -41,6 +45,14 @@ func TestFamilies(t *testing.T) {
 		{"base of a mount", reg.BaseOf("alpha-kitchen.recipe"), "dish/recipe"},
 		{"base of an endpoint file", reg.BaseOf("beta.recipe"), "dish/recipe"},
 		{"version", beta.Version, "beta@2.1.0"},
+		{"one domain is the default", alpha.Site.DefaultDomain, "com"},
+		{"a site of its own keeps its category", gamma.Site.Category, "news"},
+		{"a site of its own inherits no site rules", len(gamma.Site.Rules), 0},
+		{"an endpoint file overrides the summary", gamma.Endpoint.Summary, "One recipe of Gamma's food pages."},
+		{"remove then redefine replaces a param whole, at the end", gamma.Endpoint.Params.Keys, []string{"url"}},
+		{"removed rule", len(gamma.Endpoint.Rules), 1},
+		{"family of a site", reg.Family("alpha-kitchen"), "dish"},
+		{"no family", reg.Family("gamma"), ""},
 	}
 	for _, tt := range tests {
 		if !reflect.DeepEqual(tt.got, tt.want) {
@@ -58,5 +70,101 @@ func TestFamilies(t *testing.T) {
 	// The base is compiled on its own too, for its fixture cases.
 	if b := reg.Base("dish/recipe"); b == nil || b.ID != "dish/recipe" {
 		t.Errorf("base plan: %+v", b)
+	}
+}
+
+// BenchmarkLoadFamilySites: loading 200 sites mounted from one base, each with an override and a
+// removal (resolution happens here, at load, never per request).
+func BenchmarkLoadFamilySites(b *testing.B) {
+	fsys := fstest.MapFS{}
+	src := os.DirFS("../fixture/testdata/family/sitedefs")
+	for _, p := range []string{"_families/dish/site.yaml", "_families/dish/recipe.yaml"} {
+		data, err := fs.ReadFile(src, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fsys[p] = &fstest.MapFile{Data: data}
+	}
+	for i := range 200 {
+		site := fmt.Sprintf("site%03d", i)
+		fsys[site+"/site.yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`kind: site
+site: %s
+name: Site %d
+version: 1.0.0
+extends: dish
+domains:
+  com: {host: www.%s.example, locale: en_US}
+endpoints:
+  recipe:
+    extends: dish/recipe
+    fields:
+      cuisine: {type: string, xpath: "//span[@class='cuisine']"}
+    remove: [fields.keywords]
+`, site, i, site))}
+	}
+	eng := engine.New()
+	// The same 200 endpoints written out by hand (as asa sitedef show prints them), for comparison.
+	hand := fstest.MapFS{}
+	reg, _ := registry.Load(eng, fsys)
+	for _, id := range reg.IDs() {
+		p := reg.Plan(id)
+		site := *p.Site
+		site.Endpoints = sitedef.Map[sitedef.Endpoint]{}
+		sy, _ := sitedef.Marshal(&site)
+		ey, _ := sitedef.Marshal(p.Endpoint)
+		hand[site.Site+"/site.yaml"] = &fstest.MapFile{Data: sy}
+		hand[site.Site+"/recipe.yaml"] = &fstest.MapFile{Data: ey}
+	}
+	for _, bc := range []struct {
+		name string
+		fsys fstest.MapFS
+	}{{"mounted", fsys}, {"hand-written", hand}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				reg, diags := registry.Load(eng, bc.fsys)
+				if len(diags) > 0 || len(reg.IDs()) != 200 {
+					b.Fatalf("%d endpoints, diagnostics %v", len(reg.IDs()), diags)
+				}
+			}
+		})
+	}
+}
+
+// TestSlugs: a site slug may hold hyphens (users type the site's own name), not at either end.
+func TestSlugs(t *testing.T) {
+	for _, tt := range []struct {
+		slug string
+		ok   bool
+	}{{"google-play", true}, {"a_b-c9", true}, {"x", true}, {"-x", false}, {"x-", false}, {"X", false}, {"a.b", false}} {
+		fsys := fstest.MapFS{
+			tt.slug + "/site.yaml": {Data: []byte("kind: site\nsite: " + tt.slug + "\nname: N\ncategory: other\nversion: 1.0.0\n")},
+			tt.slug + "/item.yaml": {Data: []byte("kind: endpoint\nresource: item\nsummary: S.\nparams: {url: {type: url, required: true}}\n" +
+				"steps: [{id: page, request: {url: '${ params.url }'}}]\nfields: {title: {xpath: //h1}}\n")},
+		}
+		reg, diags := registry.Load(engine.New(), fsys)
+		if got := !diags.HasErrors() && reg.Plan(tt.slug+".item") != nil; got != tt.ok {
+			t.Errorf("slug %q: loads %v, want %v (%v)", tt.slug, got, tt.ok, diags)
+		}
+	}
+}
+
+// TestBaseWarningsOnce: a warning about a base's value is reported at the base, not again at every
+// site that mounts it.
+func TestBaseWarningsOnce(t *testing.T) {
+	fsys := fstest.MapFS{
+		"_families/f/site.yaml": {Data: []byte("kind: site\nsite: f\ncategory: other\n")},
+		"_families/f/item.yaml": {Data: []byte("kind: endpoint\nresource: item\nsummary: S.\nparams: {url: {type: url, required: true}}\n" +
+			"steps: [{id: page, request: {url: '${ params.url }'}}]\nfields: {title: {xpath: //h1}, code: {regex: '(a)(b)'}}\n")},
+	}
+	for _, s := range []string{"one", "two", "three"} {
+		fsys[s+"/site.yaml"] = &fstest.MapFile{Data: []byte("kind: site\nsite: " + s + "\nname: N\nversion: 1.0.0\nextends: f\n" +
+			"endpoints:\n  item: {extends: f/item}\n")}
+	}
+	reg, diags := registry.Load(engine.New(), fsys)
+	if diags.HasErrors() || len(reg.IDs()) != 3 {
+		t.Fatalf("%v %v", reg.IDs(), diags)
+	}
+	if len(diags) != 1 || diags[0].File != "_families/f/item.yaml" || !strings.Contains(diags[0].Message, "only the first capture group") {
+		t.Errorf("want one warning, at the base: %v", diags)
 	}
 }

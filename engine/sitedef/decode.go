@@ -98,6 +98,7 @@ type decoder struct {
 	// subtree that is not from root, the file the result is reported as.
 	origin map[*yaml.Node]string
 	root   string
+	fields map[reflect.Type]map[string][]int
 }
 
 // at is the position of n, naming its file when it is not the root file.
@@ -226,7 +227,15 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value) {
 		d.errorf(n, "expected a mapping, found %s", kindName(n))
 		return
 	}
-	fields := structFields(v.Type())
+	fields := d.fields[v.Type()]
+	if fields == nil {
+		// Once per type and decoder: a mapping of model keys is rebuilt otherwise for every struct.
+		if d.fields == nil {
+			d.fields = map[reflect.Type]map[string][]int{}
+		}
+		fields = structFields(v.Type())
+		d.fields[v.Type()] = fields
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]

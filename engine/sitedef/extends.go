@@ -122,11 +122,13 @@ type merger struct {
 	// drop holds the base nodes that remove: named; dirty the base nodes above them, which the merge
 	// rebuilds instead of sharing.
 	drop, dirty map[*yaml.Node]bool
+	types       map[reflect.Type]map[string]reflect.Type
 }
 
 func newMerger(base, child, baseName string, diags *diag.List) *merger {
 	return &merger{base: base, child: child, baseName: baseName, diags: diags,
-		origin: map[*yaml.Node]string{}, drop: map[*yaml.Node]bool{}, dirty: map[*yaml.Node]bool{}}
+		origin: map[*yaml.Node]string{}, drop: map[*yaml.Node]bool{}, dirty: map[*yaml.Node]bool{},
+		types: map[reflect.Type]map[string]reflect.Type{}}
 }
 
 // merge returns the tree of base b with child c on top, for a value of type t. Neither input is
@@ -162,7 +164,7 @@ func (m *merger) merge(b, c *yaml.Node, t reflect.Type) *yaml.Node {
 
 func (m *merger) mergeStruct(b, c *yaml.Node, t reflect.Type) *yaml.Node {
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: c.Line, Column: c.Column}
-	types := fieldTypes(t)
+	types := m.fieldTypes(t)
 	used := map[string]bool{}
 	for i := 0; i+1 < len(b.Content); i += 2 {
 		k, v := b.Content[i], b.Content[i+1]
@@ -306,7 +308,7 @@ func (m *merger) remove(n *yaml.Node, t reflect.Type, path string) string {
 			}
 			n, t = found, t.Elem()
 		case t.Kind() == reflect.Struct:
-			types := fieldTypes(t)
+			types := m.fieldTypes(t)
 			ft, known := types[seg]
 			if !known && t == fieldType {
 				// A child field: step into this field's fields and take the segment again.
@@ -361,6 +363,15 @@ func itemID(n *yaml.Node) string {
 		return ""
 	}
 	return v.Value
+}
+
+func (m *merger) fieldTypes(t reflect.Type) map[string]reflect.Type {
+	if ft, ok := m.types[t]; ok {
+		return ft
+	}
+	ft := fieldTypes(t)
+	m.types[t] = ft
+	return ft
 }
 
 // fieldTypes maps the YAML keys of a model struct to their Go types (inline structs flattened).

@@ -11,7 +11,7 @@ import "time"
 type Site struct {
 	Schema        string          `yaml:"$schema" doc:"Optional JSON Schema reference for editors."`
 	Kind          string          `yaml:"kind" doc:"Always 'site'." enum:"site"`
-	Site          string          `yaml:"site" doc:"The slug, equal to the directory name: lower case letters, digits and underscores." required:"true"`
+	Site          string          `yaml:"site" doc:"The slug, equal to the directory name: lower case letters, digits, underscores and hyphens (google-play)." required:"true"`
 	Name          string          `yaml:"name" doc:"Display name." required:"true"`
 	Category      string          `yaml:"category" doc:"Catalogue category." enum:"marketplace,search-engine,job-board,app-store,video,forum,social,news,travel,real-estate,other" required:"true"`
 	Version       string          `yaml:"version" doc:"Semantic version of the site definition, sent as Asa-Extractor-Version: <site>@<version>. Major: breaking output change; minor: new field or parameter; patch: selector fix." required:"true"`
