@@ -62,7 +62,7 @@ func schemaMinutes(v any) (any, bool) {
 		}
 		return nil, false
 	}
-	s := strings.TrimSpace(v.(string))
+	s := strings.TrimSpace(clip(v.(string)))
 	if n, err := strconv.Atoi(s); err == nil {
 		return n, true
 	}
@@ -86,6 +86,17 @@ func schemaMinutes(v any) (any, bool) {
 		return int(math.Round(secs / 60)), true
 	}
 	return nil, false
+}
+
+// maxSchemaText bounds the text a duration or a yield is read from: either is a few words, and
+// longer text (a page's markup caught by a loose selector) is cut rather than scanned.
+const maxSchemaText = 256
+
+func clip(s string) string {
+	if len(s) <= maxSchemaText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxSchemaText], "")
 }
 
 // yieldTypes are the units a yield may count, singular and plural; the longest one the text
@@ -132,7 +143,7 @@ func schemaYield(v any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	s = cleanText(s)
+	s = cleanText(clip(s))
 	if s == "" {
 		return nil, false
 	}
