@@ -394,6 +394,10 @@ func writeOut(path string, b []byte, stdout, stderr io.Writer) int {
 // is its own site's.
 func familyOf(reg *registry.Registry) func(id string) string {
 	return func(id string) string {
+		if base := reg.BaseOf(id); base != "" {
+			fam, _, _ := strings.Cut(base, "/")
+			return fam
+		}
 		site, _, _ := strings.Cut(id, ".")
 		return site
 	}

@@ -35,7 +35,6 @@ func removeTags(s string) string {
 		c := s[i]
 		if c == '<' && i+1 < len(s) && (isASCIILetter(s[i+1]) || s[i+1] == '/' || s[i+1] == '!' || s[i+1] == '?') {
 			if end := strings.IndexByte(s[i:], '>'); end >= 0 {
-				b.WriteByte(' ')
 				i += end + 1
 				continue
 			}
@@ -49,9 +48,12 @@ func removeTags(s string) string {
 // schemaMinutes reads a schema.org duration as whole minutes: a number is minutes already; an ISO
 // 8601 duration is rounded up to the minute (0 is no duration); text ("1 hr 30 mins", "1 Std.")
 // goes through parseDuration and is rounded; a range ("10-15 minutes", "PT10M-PT15M") gives its
-// upper bound; a QuantitativeValue gives its maxValue.
+// upper bound; a QuantitativeValue gives its maxValue, a typed JSON-LD value its @value.
 func schemaMinutes(v any) (any, bool) {
 	if m, ok := v.(map[string]any); ok {
+		if x, ok := m["@value"]; ok { // {"@type": "Duration", "@value": "PT35M"}
+			return schemaMinutes(x)
+		}
 		return schemaMinutes(m["maxValue"])
 	}
 	if _, isStr := v.(string); !isStr {
@@ -60,7 +62,7 @@ func schemaMinutes(v any) (any, bool) {
 		}
 		return nil, false
 	}
-	s := strings.TrimSpace(v.(string))
+	s := strings.TrimSpace(clip(v.(string)))
 	if n, err := strconv.Atoi(s); err == nil {
 		return n, true
 	}
@@ -84,6 +86,17 @@ func schemaMinutes(v any) (any, bool) {
 		return int(math.Round(secs / 60)), true
 	}
 	return nil, false
+}
+
+// maxSchemaText bounds the text a duration or a yield is read from: either is a few words, and
+// longer text (a page's markup caught by a loose selector) is cut rather than scanned.
+const maxSchemaText = 256
+
+func clip(s string) string {
+	if len(s) <= maxSchemaText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxSchemaText], "")
 }
 
 // yieldTypes are the units a yield may count, singular and plural; the longest one the text
@@ -130,7 +143,7 @@ func schemaYield(v any) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	s = cleanText(s)
+	s = cleanText(clip(s))
 	if s == "" {
 		return nil, false
 	}
@@ -465,7 +478,7 @@ func schemaDefinitions() []def {
 			name: "schemaMinutes", group: groupDates, sig: "schemaMinutes(x) → int | nil",
 			summary: "A schema.org duration in whole minutes: an ISO 8601 duration rounded up (`PT0M` is nil), " +
 				"a number (already minutes), text with units as parseDuration reads it, rounded; a range gives " +
-				"its upper bound; a QuantitativeValue its `maxValue`.",
+				"its upper bound; a QuantitativeValue its `maxValue`, a typed value (`{\"@value\": ...}`) its `@value`.",
 			types: []any{tA},
 			fn:    one("schemaMinutes", schemaMinutes),
 			examples: ex(
@@ -476,6 +489,7 @@ func schemaDefinitions() []def {
 				`schemaMinutes("10-15 minutes")`, `15`,
 				`schemaMinutes(45)`, `45`,
 				`schemaMinutes({"maxValue": "PT20M"})`, `20`,
+				`schemaMinutes({"@type": "Duration", "@value": "P0DT0H35M0S"})`, `35`,
 			),
 		},
 		{
@@ -505,6 +519,9 @@ func schemaDefinitions() []def {
 			fn: func(args ...any) (any, error) {
 				if err := arity("howToSteps", args, 1, 2); err != nil {
 					return nil, err
+				}
+				if args[0] == nil {
+					return nil, nil
 				}
 				mode := ""
 				if len(args) == 2 {
@@ -561,9 +578,12 @@ func schemaDefinitions() []def {
 			summary: "The largest of the candidate images, each a URL, an ImageObject (`url`, `width`, `height`) or a " +
 				"list of them: a size comes from the object, else from the URL (`1200x800`, `?w=1200&h=800`); " +
 				"the same URL given twice keeps its largest size; ties go to https, then to the earlier " +
-				"candidate. Only absolute http(s) URLs count.",
+				"candidate. Only absolute http(s) URLs count; one to four arguments.",
 			types: []any{tVar},
 			fn: func(args ...any) (any, error) {
+				if err := arity("bestImage", args, 1, 4); err != nil {
+					return nil, err
+				}
 				return orNil(bestImage(args))
 			},
 			examples: ex(
@@ -583,7 +603,10 @@ func schemaDefinitions() []def {
 				if err := arity("closestOf", args, 2, 2); err != nil {
 					return nil, err
 				}
-				items, _ := listOf(args[0])
+				items, ok := listOf(args[0])
+				if !ok {
+					return nil, nil
+				}
 				cands, _ := listOf(args[1])
 				return closestOf(items, cands), nil
 			},
@@ -600,6 +623,9 @@ func schemaDefinitions() []def {
 			fn: func(args ...any) (any, error) {
 				if err := arity("splitTags", args, 1, 1); err != nil {
 					return nil, err
+				}
+				if args[0] == nil {
+					return nil, nil
 				}
 				return splitTags(args[0]), nil
 			},

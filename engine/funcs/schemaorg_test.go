@@ -216,3 +216,18 @@ func FuzzSchemaText(f *testing.F) {
 		_ = splitTags(s)
 	})
 }
+
+// A duration or a yield is a few words: text past maxSchemaText bytes is not read, so a loose
+// selector that catches a whole page costs a bounded amount of work.
+func TestSchemaTextClipped(t *testing.T) {
+	long := strings.Repeat("a", 1<<20)
+	if got, ok := schemaYield(long + " 4 cookies"); !ok || got != "0 servings" {
+		t.Errorf("schemaYield(long + count) = %v, %v; want the count past the limit unread", got, ok)
+	}
+	if got, ok := schemaMinutes(long + " 20 minutes"); ok {
+		t.Errorf("schemaMinutes(long + duration) = %v; want nil", got)
+	}
+	if got := clip(strings.Repeat("é", 200)); len(got) > maxSchemaText || !strings.HasPrefix(strings.Repeat("é", 200), got) {
+		t.Errorf("clip cut inside a character or kept too much: %d bytes", len(got))
+	}
+}
