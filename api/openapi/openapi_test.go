@@ -254,7 +254,7 @@ func TestExamplesAnsweredBySandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ws, err := db.CreateWorkspace(ctx, "docs", store.PlanFree, 0)
+	ws, err := db.CreateWorkspace(ctx, "docs", store.PlanPro, 0) // pro: the free plan's 10 requests per 3 s are fewer than the endpoints
 	if err != nil {
 		t.Fatal(err)
 	}
