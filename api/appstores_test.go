@@ -167,13 +167,15 @@ func TestAppStoresSandboxContent(t *testing.T) {
 
 // TestAppStoreReviewPagesBilled: reviews are billed per page fetched. appstore.reviews with pages=2
 // costs two requests; googleplay.reviews follows the continuation token on page 2 (sent in the
-// form-encoded RPC body) and stops when the answer has none, so pages=3 fetches and bills two.
+// form-encoded RPC body) and stops when the answer has none, so pages=3 fetches and bills two. The
+// suggest RPC's hand-encoded body carries its term (a space as +) and costs one request.
 func TestAppStoreReviewPagesBilled(t *testing.T) {
 	rp := &replay{pages: map[string]string{
-		"feed":   "appstore/reviews/two-pages/feed.json",
-		"feed@2": "appstore/reviews/two-pages/feed@2.json",
-		"rpc":    "googleplay/reviews/two-pages/rpc.txt",
-		"rpc@2":  "googleplay/reviews/two-pages/rpc@2.txt",
+		"feed":    "appstore/reviews/two-pages/feed.json",
+		"feed@2":  "appstore/reviews/two-pages/feed@2.json",
+		"rpc":     "googleplay/reviews/two-pages/rpc.txt",
+		"rpc@2":   "googleplay/reviews/two-pages/rpc@2.txt",
+		"suggest": "googleplay/suggest/default/suggest.txt",
 	}}
 	base, live, _ := startAppStores(t, rp)
 
@@ -210,5 +212,18 @@ func TestAppStoreReviewPagesBilled(t *testing.T) {
 		if rpc := freq[0][0]; rpc[0] != "UsvDTd" || rpc[1] != want {
 			t.Errorf("page %d: rpc %v, want UsvDTd %s", i+1, rpc, want)
 		}
+	}
+
+	rp.seen = nil
+	status, h, body = getJSON(t, base+"/api/v1/googleplay/suggest?query=photo+ed&api_key="+live)
+	if status != 200 || h.Get(api.HeaderCost) != strconv.Itoa(api.CostPerRequest) || len(rp.seen) != 1 {
+		t.Fatalf("suggest: status %d, cost %q, %d requests: %v", status, h.Get(api.HeaderCost), len(rp.seen), body)
+	}
+	form, err := url.ParseQuery(string(rp.seen[0].Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := form.Get("f.req"), `[[["IJ4APc","[[null,[\"photo ed\"],[10],[2],4]]",null,"generic"]]]`; got != want {
+		t.Errorf("suggest f.req %s, want %s", got, want)
 	}
 }
