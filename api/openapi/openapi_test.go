@@ -254,8 +254,8 @@ func TestExamplesAnsweredBySandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	// pro: one request per endpoint must fit in the burst (free allows 10 in 3 s)
-	ws, err := db.CreateWorkspace(ctx, "docs", store.PlanPro, 0)
+	// Custom at its top rate: one request per endpoint, back to back, must stay under the limits.
+	ws, err := db.CreateWorkspacePlan(ctx, "docs", store.PlanSettings{Plan: store.PlanCustom, MonthlyCredits: 1_000_000, Concurrency: 1000, RPS: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
