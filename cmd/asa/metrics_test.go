@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestServeMetricsAddrAndToken: asa serve --metrics-addr --metrics-token moves /metrics to its own
@@ -37,18 +36,14 @@ func TestServeMetricsAddrAndToken(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b), nil
 	}
-	// Wait for both listeners (a bound on waiting, not a timing assertion).
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		_, _, err1 := get("http://"+addr+"/healthz", "")
-		_, _, err2 := get("http://"+maddr+"/metrics", "")
-		if err1 == nil && err2 == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("listeners not up: %v %v\n%s", err1, err2, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	// Wait for both listeners, or for the server to exit.
+	var err1, err2 error
+	if !waitUp(done, func() bool {
+		_, _, err1 = get("http://"+addr+"/healthz", "")
+		_, _, err2 = get("http://"+maddr+"/metrics", "")
+		return err1 == nil && err2 == nil
+	}) {
+		t.Fatalf("listeners not up: %v %v\n%s", err1, err2, stderr.String())
 	}
 	if code, _, _ := get("http://"+addr+"/metrics", "tok-123"); code != 404 {
 		t.Errorf("/metrics on the API address: %d, want 404", code)

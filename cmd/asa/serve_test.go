@@ -198,16 +198,15 @@ func TestServeSitedefsDirSandbox(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 	var key string
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) && key == "" {
+	waitUp(done, func() bool {
 		if m := regexp.MustCompile(`sandbox key:\s+(asa_test_\w+)`).FindStringSubmatch(stdout.String()); m != nil {
 			if c, err := net.Dial("tcp", addr); err == nil {
 				c.Close()
 				key = m[1]
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return key != ""
+	})
 	if key == "" {
 		t.Fatalf("no sandbox key or no listener:\n%s", stdout.String())
 	}
@@ -228,4 +227,19 @@ func TestServeSitedefsDirSandbox(t *testing.T) {
 			t.Errorf("%s: %d %s, want %s %q", tt.path, resp.StatusCode, body, tt.field, tt.want)
 		}
 	}
+}
+
+// waitUp polls until ready returns true or the server (done) exits: no deadline of its own, since
+// starting asa serve under -race on a loaded machine can take tens of seconds; a real hang is
+// reported by go test -timeout. It reports whether the server is up.
+func waitUp(done chan int, ready func() bool) bool {
+	for !ready() {
+		select {
+		case code := <-done:
+			done <- code
+			return false
+		case <-time.After(20 * time.Millisecond): // poll; not a bound
+		}
+	}
+	return true
 }

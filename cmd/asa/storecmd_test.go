@@ -29,15 +29,15 @@ func TestUsageAfterRefusalFlood(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--db", db}, stdout, stderr) }()
 	var curl string
-	for i := 0; curl == "" && i < 1000; i++ {
+	waitUp(done, func() bool {
 		if m := regexp.MustCompile(`curl '([^']+)'`).FindStringSubmatch(stdout.String()); m != nil {
 			if c, err := net.Dial("tcp", addr); err == nil {
 				c.Close()
 				curl = m[1]
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return curl != ""
+	})
 	if curl == "" {
 		t.Fatalf("no curl line or no listener; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}

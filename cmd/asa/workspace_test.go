@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestWorkspacePlanCommands: a Custom workspace takes its limits and credits from the CLI, within
@@ -88,17 +87,19 @@ func TestServeAppliesConfiguredCustomPlan(t *testing.T) {
 		}
 	}()
 	var resp *http.Response
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			r, err := http.Get("http://" + addr + "/api/v1/amazon/product?query=B0TEST1234&api_key=" + key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp = r
-			break
+	waitUp(done, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
 		}
-	}
+		c.Close()
+		r, err := http.Get("http://" + addr + "/api/v1/amazon/product?query=B0TEST1234&api_key=" + key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp = r
+		return true
+	})
 	if resp == nil {
 		t.Fatalf("no listener:\n%s", logs.String())
 	}
