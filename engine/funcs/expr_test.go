@@ -484,7 +484,8 @@ var (
 	wholeText = []string{"normSpace", "stripTags", "unescapeHTML", "truncate", "splitLines", "joinLines",
 		"between", "absURL", "urlParam", "urlHost", "urlPath", "unwrapURL", "reFind", "reFindAll",
 		"reMatch", "reReplace", "parseJSON", "toJSON", "get", "find", "findAll", "uniq", "compact",
-		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs"}
+		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs",
+		"bestImage", "cleanText", "closestOf", "howToSteps", "schemaMinutes", "schemaName", "schemaProps", "schemaURL", "schemaYield", "splitTags"}
 )
 
 // argsFor builds the arguments of a call of d with first argument in.
