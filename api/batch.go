@@ -175,10 +175,8 @@ func (s *Server) createBatch(c echo.Context) error {
 	authed := false
 	defer func() {
 		s.metrics.observe("batch", strconv.Itoa(status), s.now().Sub(start))
-		if authed {
-			s.log.InfoContext(c.Request().Context(), "request", "request_id", requestID(c), "key", p.Short,
-				"endpoint", "batch", "status", status, "error", code, "duration_ms", s.now().Sub(start).Milliseconds())
-		}
+		// a batch is created without a fetch: every error is a refusal
+		s.logRequestLine(c, p, "batch", status, code, status >= 400, "duration_ms", s.now().Sub(start).Milliseconds())
 	}()
 	fail := func(e *errcode.Error) error {
 		e = clientError(e)

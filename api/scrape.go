@@ -88,15 +88,13 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		defer func() {
 			total := s.now().Sub(start)
 			s.metrics.observe(plan.ID, strconv.Itoa(status), total)
-			if authed {
-				pre := total
-				if !runStart.IsZero() {
-					pre = runStart.Sub(start)
-				}
-				s.log.InfoContext(c.Request().Context(), "request", "request_id", requestID(c), "key", p.Short,
-					"endpoint", plan.ID, "status", status, "error", code, "cost", cost, "duration_ms", total.Milliseconds(),
-					"pre_run_ms", pre.Milliseconds(), "run_ms", runTime.Milliseconds(), "fetch_ms", fetching.spent.Milliseconds())
+			pre := total
+			if !runStart.IsZero() {
+				pre = runStart.Sub(start)
 			}
+			s.logRequestLine(c, p, plan.ID, status, code, status >= 400 && runStart.IsZero(), "cost", cost,
+				"duration_ms", total.Milliseconds(), "pre_run_ms", pre.Milliseconds(), "run_ms", runTime.Milliseconds(),
+				"fetch_ms", fetching.spent.Milliseconds())
 		}()
 		fail := func(e *errcode.Error) error {
 			status, code = e.Code.Status(), string(e.Code)

@@ -193,6 +193,8 @@ type Server struct {
 	metrics *metrics
 	now     func() time.Time
 	batch   *worker
+	// refusals bounds the log lines of requests refused before any fetch (refusallog.go).
+	refusals *refusalLog
 	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
 	countsOnce sync.Once
 	counts     map[string]fixture.CorpusCount
@@ -211,6 +213,7 @@ func New(cfg Config, deps Deps) *Server {
 		deps.Log = slog.Default()
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
+	s.refusals = newRefusalLog(s.log, s.now)
 	e := s.newEcho()
 	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
@@ -279,7 +282,9 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, h http.Handler) err
 	s.log.Info("shutting down: letting in-flight requests finish", "timeout", s.cfg.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	err := srv.Shutdown(sctx)
+	s.refusals.flush(sctx)
+	if err != nil {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -66,12 +67,11 @@ func (s *Server) universalHandler(c echo.Context) error {
 	status, code, cost := http.StatusOK, "", 0
 	var p Principal
 	authed := false
+	var runStart time.Time
 	defer func() {
 		s.metrics.observe(id, strconv.Itoa(status), s.now().Sub(start))
-		if authed {
-			s.log.InfoContext(c.Request().Context(), "request", "request_id", requestID(c), "key", p.Short,
-				"endpoint", id, "status", status, "error", code, "cost", cost, "duration_ms", s.now().Sub(start).Milliseconds())
-		}
+		s.logRequestLine(c, p, id, status, code, status >= 400 && runStart.IsZero(), "cost", cost,
+			"duration_ms", s.now().Sub(start).Milliseconds())
 	}()
 	fail := func(e *errcode.Error) error {
 		status, code = e.Code.Status(), string(e.Code)
@@ -115,7 +115,7 @@ func (s *Server) universalHandler(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	runStart := s.now()
+	runStart = s.now()
 	out, rerr := s.runUniversal(ctx, req, p.Test)
 	runTime := s.now().Sub(runStart)
 	if s.deps.Timing != nil {

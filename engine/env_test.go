@@ -107,3 +107,71 @@ func TestBuiltMapsAreObjects(t *testing.T) {
 		t.Errorf("warnings: %v", out.Res.Warnings)
 	}
 }
+
+// TestXPathGroupsAndUnions runs positions of a group and unions through a whole plan, in a list
+// item (native evaluation) and where antchfx evaluates (a predicate outside the native subset):
+// (X)[last()] is X's last node in document order, and a union's first node is the earlier one.
+func TestXPathGroupsAndUnions(t *testing.T) {
+	reg, errs := loadEnvs(t, `  cards:
+    type: list<object>
+    xpath: //li[@class='card']
+    fields:
+      last: {type: string, xpath: "(.//span)[last()]"}
+      last_antchfx: {type: string, xpath: "(.//span[contains(text(), 's')])[last()]"}
+      second_then: {type: string, xpath: "(.//div)[2]/span"}
+      first_of_union: {type: string, xpath: ".//i | .//b"}
+      union_antchfx: {type: string, xpath: ".//i[contains(text(), 'i')] | .//b[contains(text(), 'b')]"}
+      union_string: {type: string, xpath: "normalize-space(.//i[contains(text(), 'i')] | .//b[contains(text(), 'b')])"}
+      all: {type: list<string>, xpath: ".//i | .//b"}
+  page_last: {type: string, xpath: "(//li[@class='card'])[last()]/b"}
+  page_union: {type: list<string>, xpath: "//i[contains(text(), 'i')] | //b"}
+  # one element's attributes have no document order (XPath leaves it to the implementation): a
+  # union of them keeps its branches' order, so the first present one wins
+  meta_key: {type: string, xpath: "//meta/@property | //meta/@name | //meta/@itemprop"}
+  meta_key_antchfx: {type: string, xpath: "//meta[contains(@name, 'og')]/@name | //meta[contains(@name, 'og')]/@itemprop"}
+`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	body := `<html><head><meta itemprop="image" content="x" name="og:image"></head><body><ul>` +
+		`<li class="card"><b>b1</b><div><span>s1</span></div><div><span>s2</span><i>i1</i></div></li>` +
+		`<li class="card"><div><i>i2</i><span>s3</span></div><b>b2</b><div><span>s4</span></div><span>x</span></li>` +
+		`</ul></body></html>`
+	out := fixture.Execute(context.Background(), reg.Plan("envs.item"), url.Values{"query": {"q"}},
+		&fixture.Replay{Replies: map[string]*fixture.Reply{"page": reply(body)}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	want := `{"cards":[` +
+		`{"last":"s2","last_antchfx":"s2","second_then":"s2","first_of_union":"b1","union_antchfx":"b1","union_string":"b1","all":["b1","i1"]},` +
+		`{"last":"x","last_antchfx":"s4","second_then":"s4","first_of_union":"i2","union_antchfx":"i2","union_string":"i2","all":["i2","b2"]}],` +
+		`"page_last":"b2","page_union":["b1","i1","i2","b2"],"meta_key":"og:image","meta_key_antchfx":"og:image"}`
+	if got := string(out.JSON); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestXMLUnionInDocumentOrder: a union over an XML response is in document order too.
+func TestXMLUnionInDocumentOrder(t *testing.T) {
+	fsys := fstest.MapFS{
+		"envs/site.yaml": {Data: []byte(envSite)},
+		"envs/item.yaml": {Data: []byte(strings.Replace(envEndpoint(`  names: {type: list<string>, xpath: "//b | //a"}
+  first: {type: string, xpath: "//b | //a"}
+  last: {type: string, xpath: "(//a | //b)[last()]"}
+`), "    request:", "    parse: xml\n    request:", 1))},
+	}
+	reg, diags := registry.Load(engine.New(), fsys)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	rep := &fixture.Reply{Status: 200, Header: map[string][]string{"Content-Type": {"application/xml"}},
+		Body: []byte(`<r><a>1</a><b>2</b><a>3</a><c><b>4</b></c></r>`)}
+	out := fixture.Execute(context.Background(), reg.Plan("envs.item"), url.Values{"query": {"q"}},
+		&fixture.Replay{Replies: map[string]*fixture.Reply{"page": rep}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if got, want := string(out.JSON), `{"names":["1","2","3","4"],"first":"1","last":"4"}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -270,20 +270,29 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 	if ctx == nil || s.xpath == nil {
 		return nil
 	}
+	return r.xpathNodes(s.xpath, ctx)
+}
+
+// xpathNodes returns the nodes x selects from ctx, by the cheapest way that gives the engine's
+// answer (see orderedXPath).
+func (r *run) xpathNodes(x *xpathSel, ctx xpath.NodeNavigator) []xpath.NodeNavigator {
 	if h, isHTML := ctx.(*dom.HTMLNavigator); isHTML {
-		if fx := s.xpath.fast; fx != nil && (fx.wrapper == "" || fx.wrapper == "first") {
+		if fx := x.fast; fx != nil && (fx.wrapper == "" || fx.wrapper == "first") {
 			if res, ok := fx.eval(r.indexFor(h.Root())); ok {
 				navs, _ := res.([]xpath.NodeNavigator)
 				return navs
 			}
 		}
-		if nx := s.xpath.native; nx != nil && nx.wrapper == "" && h.Attr() < 0 {
+		if nx := x.native; nx != nil && nx.wrapper == "" && h.Attr() < 0 {
 			navs, _ := nx.eval(h.Root(), h.Current(), &r.item).([]xpath.NodeNavigator)
 			return navs
 		}
 	}
-	e := s.xpath.get()
-	defer s.xpath.put(e)
+	if o := x.ordered; o != nil && o.wrapper == "" {
+		return r.orderedNodes(o, ctx)
+	}
+	e := x.get()
+	defer x.put(e)
 	res := e.Evaluate(ctx.Copy())
 	it, ok := res.(*xpath.NodeIterator)
 	if !ok {
@@ -371,6 +380,26 @@ func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text boo
 			return nodeResult(x.native.evalAll(h.Root(), h.Current(), &r.item, all), all, text), nil
 		}
 	}
+	if o := x.ordered; o != nil {
+		ns := r.orderedNodes(o, nav)
+		var res any = ns
+		switch o.wrapper {
+		case "count":
+			res = float64(len(ns))
+		case "boolean":
+			res = len(ns) > 0
+		case "string", "normalize-space":
+			v := ""
+			if len(ns) > 0 {
+				v = ns[0].Value()
+			}
+			if o.wrapper == "normalize-space" {
+				v = strings.Join(strings.Fields(v), " ")
+			}
+			res = v
+		}
+		return nodeResult(res, all, text), nil
+	}
 	e := x.get()
 	defer x.put(e)
 	// Evaluate moves the navigator it is given; the caller's context must stay where it is.
@@ -406,6 +435,33 @@ func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text boo
 		return v, nil
 	}
 	return nil, nil
+}
+
+// orderedNodes evaluates a union in document order, or picks a group's Nth node in document order
+// and runs the rest of the path from it.
+func (r *run) orderedNodes(o *orderedXPath, ctx xpath.NodeNavigator) []xpath.NodeNavigator {
+	if o.union != nil {
+		var all []xpath.NodeNavigator
+		for _, b := range o.union {
+			all = append(all, r.xpathNodes(b, ctx)...)
+		}
+		return sortUnique(all)
+	}
+	ns := sortUnique(r.xpathNodes(o.group, ctx))
+	var pick xpath.NodeNavigator
+	switch {
+	case o.last && len(ns) > 0:
+		pick = ns[len(ns)-1]
+	case !o.last && o.pos <= len(ns):
+		pick = ns[o.pos-1]
+	}
+	if pick == nil {
+		return nil
+	}
+	if o.rest == nil {
+		return []xpath.NodeNavigator{pick}
+	}
+	return r.xpathNodes(o.rest, pick)
 }
 
 // coerce converts a value to the field's type.

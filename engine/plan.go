@@ -3,6 +3,7 @@ package engine
 import (
 	"net/url"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -184,6 +185,22 @@ type xpathSel struct {
 	pool   sync.Pool
 	fast   *fastXPath   // the index plan, when the XPath has an indexable shape
 	native *nativeXPath // the direct evaluation, when the XPath is of the native subset
+
+	// ordered, when not nil, is how the engine evaluates a union or a group's position when
+	// neither the index nor the native path can: antchfx puts a union's left branch first and
+	// answers nothing for (.//x)[last()].
+	ordered *orderedXPath
+}
+
+// orderedXPath is a union (in document order, each node once) or (X)[N]/(X)[last()] followed by
+// an optional path, possibly inside string(), normalize-space(), count() or boolean().
+type orderedXPath struct {
+	wrapper string
+	union   []*xpathSel
+	group   *xpathSel
+	pos     int
+	last    bool
+	rest    *xpathSel // ".rest" from the picked node, or nil
 }
 
 func newXPathSel(src string) (*xpathSel, error) {
@@ -198,7 +215,56 @@ func newXPathSel(src string) (*xpathSel, error) {
 		return x
 	}
 	s.pool.Put(e)
+	s.ordered = compileOrdered(src)
 	return s, nil
+}
+
+// compileOrdered returns the ordered plan of src, or nil when antchfx's answer is the engine's.
+func compileOrdered(src string) *orderedXPath {
+	s := strings.TrimSpace(src)
+	o := &orderedXPath{}
+	if m := wrapperRe.FindStringSubmatch(s); m != nil && matching(s, len(m[0])-1) == len(s)-1 {
+		o.wrapper, s = m[1], strings.TrimSpace(s[len(m[0]):len(s)-1])
+	}
+	if branches := splitTop(s, '|'); len(branches) > 1 {
+		for _, b := range branches {
+			x, err := newXPathSel(strings.TrimSpace(b))
+			if err != nil {
+				return nil
+			}
+			x.native = compileNative(x.src)
+			o.union = append(o.union, x)
+		}
+		return o
+	}
+	if !strings.HasPrefix(s, "(") {
+		return nil
+	}
+	end := matching(s, 0)
+	if end < 0 || !strings.HasPrefix(s[end+1:], "[") {
+		return nil
+	}
+	pend := matching(s, end+1)
+	if pend < 0 {
+		return nil
+	}
+	pos, last, ok := position(s[end+2 : pend])
+	if !ok {
+		return nil
+	}
+	g, err := newXPathSel(s[1:end])
+	if err != nil {
+		return nil
+	}
+	g.native = compileNative(g.src)
+	o.group, o.pos, o.last = g, pos, last
+	if rest := s[pend+1:]; rest != "" {
+		if o.rest, err = newXPathSel("." + rest); err != nil {
+			return nil
+		}
+		o.rest.native = compileNative(o.rest.src)
+	}
+	return o
 }
 
 func (s *xpathSel) get() *xpath.Expr  { return s.pool.Get().(*xpath.Expr) }

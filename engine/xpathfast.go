@@ -39,6 +39,50 @@ type fastBranch struct {
 	keys   []string // index keys attr\x00value (any of them), or nil for a tag-only branch
 	self   *xpathSel
 	native *nativePath // self::<step>... evaluated natively, when of the native subset
+
+	// positional: a later step has a position, whose order over nested candidates is antchfx's
+	// own (not document order), so nested candidates go to the original XPath.
+	positional bool
+}
+
+// restPositions reports whether the steps of rest have a position predicate, and whether one of
+// them follows another predicate of its step.
+func restPositions(rest string) (pos, afterPred bool) {
+	prevPred := false
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(rest[i+1:], c)
+			if j < 0 {
+				return true, true
+			}
+			i += j + 1
+			prevPred = false
+		case c == '[':
+			end := matching(rest, i)
+			if end < 0 {
+				return true, true
+			}
+			p := rest[i+1 : end]
+			if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") || numericPred(p) {
+				pos = true
+				if prevPred {
+					afterPred = true
+				}
+			}
+			prevPred = true
+			i = end
+			continue
+		case c == '(' || c == ')':
+			// a group or function call in the path: counted as an unknown position
+			pos = true
+			prevPred = false
+		default:
+			prevPred = false
+		}
+	}
+	return pos, afterPred
 }
 
 // indexWant is what a plan's fast XPaths need indexed.
@@ -185,7 +229,8 @@ func analyzeBranch(b string) *fastBranch {
 	}
 	for _, p := range preds {
 		// A positional predicate counts among siblings; on the self axis it would mean something else.
-		if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") {
+		if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") || numericPred(p) {
+			// antchfx runs such a step parent by parent, not in document order
 			return nil
 		}
 		if hasAbsolutePath(p) {
@@ -195,6 +240,13 @@ func analyzeBranch(b string) *fastBranch {
 	if hasAbsolutePath(strings.TrimLeft(rest, "/")) {
 		return nil
 	}
+	pos, afterPred := restPositions(rest)
+	if afterPred {
+		// antchfx counts [@x][N] across all the contexts of the step, here across candidates:
+		// one candidate at a time would count differently.
+		return nil
+	}
+	fb.positional = pos
 	for _, p := range preds {
 		if keys := predicateKeys(p); keys != nil {
 			fb.keys = keys
@@ -419,17 +471,12 @@ func nextNode(n, root *html.Node) *html.Node {
 	return nil
 }
 
-// eval runs the index plan. ok is false when the original XPath must run instead. Like antchfx's
-// union, branches are concatenated in the order written (a node already found is not repeated), and
-// each branch's nodes are in document order.
+// eval runs the index plan. ok is false when the original XPath must run instead. A union's nodes
+// are in document order, each once (antchfx would put the left branch's first); each branch's nodes
+// are in the order antchfx has them.
 func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 	var found []xpath.NodeNavigator
-	type nodeKey struct {
-		n    *html.Node
-		attr int
-	}
-	var seen map[nodeKey]bool
-	for bi, b := range fx.branches {
+	for _, b := range fx.branches {
 		var lists [][]*html.Node
 		if b.keys == nil {
 			lists = append(lists, idx.tags[b.tag])
@@ -488,34 +535,23 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 				}
 			}
 		}
+		if nested(from) && b.positional {
+			return nil, false
+		}
 		if len(lists) > 1 || nested(from) {
 			got = sortUnique(got)
 		}
-		if bi == 0 {
-			found = got
-			continue
-		}
-		if len(got) == 0 {
-			continue
-		}
-		if seen == nil {
-			seen = map[nodeKey]bool{}
-			for _, n := range found {
-				h := n.(*dom.HTMLNavigator)
-				seen[nodeKey{h.Current(), h.Attr()}] = true
-			}
-		}
-		for _, n := range got {
-			h := n.(*dom.HTMLNavigator)
-			k := nodeKey{h.Current(), h.Attr()}
-			if !seen[k] {
-				seen[k] = true
-				found = append(found, n)
-			}
-		}
+		found = append(found, got...)
+	}
+	if len(fx.branches) > 1 {
+		// A union is in document order, each node once.
+		found = sortUnique(found)
 	}
 	switch fx.wrapper {
 	case "first":
+		if len(found) > 1 {
+			found = sortUnique(found) // (X)[1]: the first in document order
+		}
 		return found[:min(1, len(found))], true
 	case "boolean":
 		return len(found) > 0, true
@@ -534,24 +570,39 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 	return found, true
 }
 
-// sortUnique puts nodes from several candidate lists in document order without duplicates, as the
-// XPath union would.
+// sortUnique puts nodes in document order without duplicates, as an XPath node set is (HTML and XML
+// navigators; others are left as they are).
 func sortUnique(ns []xpath.NodeNavigator) []xpath.NodeNavigator {
-	hs := make([]*dom.HTMLNavigator, 0, len(ns))
-	for _, n := range ns {
-		h, ok := n.(*dom.HTMLNavigator)
-		if !ok {
+	if len(ns) < 2 {
+		return ns
+	}
+	for _, n := range ns[1:] {
+		if _, ok := dom.Order(ns[0], n); !ok {
 			return ns
 		}
-		hs = append(hs, h)
 	}
-	sort.SliceStable(hs, func(i, j int) bool { return dom.Compare(hs[i], hs[j]) < 0 })
-	out := ns[:0]
-	for i, h := range hs {
-		if i > 0 && dom.Compare(hs[i-1], h) == 0 {
+	sort.SliceStable(ns, func(i, j int) bool { c, _ := dom.Order(ns[i], ns[j]); return c < 0 })
+	out := ns[:1]
+	var seen map[any]bool // only for one element's attributes, which compare equal
+	for _, n := range ns[1:] {
+		prev := out[len(out)-1]
+		if c, _ := dom.Order(prev, n); c != 0 {
+			out, seen = append(out, n), nil
 			continue
 		}
-		out = append(out, h)
+		if seen == nil {
+			seen = map[any]bool{dom.Identity(prev): true}
+			for k := len(out) - 2; k >= 0; k-- {
+				if c, _ := dom.Order(out[k], n); c != 0 {
+					break
+				}
+				seen[dom.Identity(out[k])] = true
+			}
+		}
+		if id := dom.Identity(n); !seen[id] {
+			seen[id] = true
+			out = append(out, n)
+		}
 	}
 	return out
 }

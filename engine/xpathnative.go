@@ -31,6 +31,12 @@ type nativePath struct {
 	steps []nativeStep
 	attr  string // a final /@attr step
 	dot   bool   // "." alone: the context node itself
+
+	// (X)[N] or (X)[last()] before the steps: the Nth (or last) node of X in document order, the
+	// steps then run from it. antchfx answers nothing for (.//x)[last()], so the engine picks itself.
+	group     *nativeXPath
+	groupPos  int
+	groupLast bool
 }
 
 type nativeStep struct {
@@ -45,6 +51,7 @@ type nativeStep struct {
 	name       string // element name or "*" (or "text()")
 	atom       atom.Atom
 	preds      []nodePred
+	byParent   bool // a descendant step antchfx runs parent by parent (see each)
 }
 
 type nodePred func(n *html.Node) bool
@@ -79,7 +86,38 @@ func compileNative(src string) *nativeXPath {
 
 func parseNativePath(s string) *nativePath {
 	p := &nativePath{}
+	// single: every step so far yields at most one node per context. antchfx counts a position
+	// that follows another predicate ([@x][2]) across all the contexts of the step, not per
+	// context, so such a position is native only where there is one context.
+	single := true
 	switch {
+	case strings.HasPrefix(s, "("):
+		end := matching(s, 0)
+		if end < 0 || !strings.HasPrefix(s[end+1:], "[") {
+			return nil
+		}
+		pend := matching(s, end+1)
+		if pend < 0 {
+			return nil
+		}
+		pos, last, ok := position(s[end+2 : pend])
+		if !ok {
+			return nil
+		}
+		inner := compileNative(s[1:end])
+		if inner == nil || inner.wrapper != "" {
+			return nil
+		}
+		for _, b := range inner.branches {
+			if b.attr != "" {
+				return nil
+			}
+		}
+		p.group, p.groupPos, p.groupLast = inner, pos, last
+		s = s[pend+1:]
+		if s == "" {
+			return p
+		}
 	case s == ".":
 		p.dot = true
 		return p
@@ -167,6 +205,13 @@ func parseNativePath(s string) *nativePath {
 				if last && (ancestor || sibling != 0) {
 					return nil // antchfx's last() on these axes is not the XPath one: leave it to antchfx
 				}
+				if len(st.preds) > 0 && !ancestor && (desc || !single || last) {
+					// counted across contexts by antchfx (see single); its last() after another
+					// predicate counts what the predicate did not filter. On the ancestor axis
+					// antchfx counts only the ancestors no earlier context reached; here each
+					// context counts its own, as XPath has it (a departure the tests allow for).
+					return nil
+				}
 				st.pos, st.last = pos, last
 				s = s[end+1:]
 				continue
@@ -179,14 +224,40 @@ func parseNativePath(s string) *nativePath {
 				return nil
 			}
 			st.preds = append(st.preds, pred)
+			st.byParent = st.byParent || desc && numericPred(strings.TrimSpace(s[1:end]))
 			s = s[end+1:]
 		}
 		p.steps = append(p.steps, st)
+		single = single && (st.name == "#root" || st.self || st.parent || !st.descendant && (st.pos > 0 || st.last))
 	}
 	if len(p.steps) == 0 {
 		return nil
 	}
 	return p
+}
+
+// numericPred reports whether antchfx deems a predicate of the native subset numeric (its
+// positionalCondition: a count or string-length reached through and, or, not and parentheses);
+// antchfx then evaluates a descendant step as child steps parent by parent.
+func numericPred(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, word := range []string{"or", "and"} {
+		if parts := splitWord(s, word); len(parts) > 1 {
+			for _, p := range parts {
+				if numericPred(p) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	if strings.HasPrefix(s, "(") && matching(s, 0) == len(s)-1 {
+		return numericPred(s[1 : len(s)-1])
+	}
+	if strings.HasPrefix(s, "not(") && matching(s, 3) == len(s)-1 {
+		return numericPred(s[4 : len(s)-1])
+	}
+	return strings.HasPrefix(s, "count(") || strings.HasPrefix(s, "string-length(")
 }
 
 // position parses a positional predicate: a positive integer, or last().
@@ -676,17 +747,40 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 			return yield(c)
 		}
 		return true
-	case st.descendant:
+	case st.descendant && (st.pos > 0 || st.last || st.byParent):
+		// //x[N] is descendant-or-self::node()/child::x[N]: antchfx takes the parents in document
+		// order and yields each one's Nth x, so a nested parent's x can come before an outer one's.
+		// It does the same for any predicate it deems numeric (count, string-length).
+		child := *st
+		child.descendant = false
+		if !child.each(c, root, nil, yield) {
+			return false
+		}
 		if sub != nil && sub.node == c {
 			for _, n := range sub.list() {
-				if st.match(n) && st.atPosition(n) && !yield(n) {
+				if !child.each(n, root, nil, yield) {
 					return false
 				}
 			}
 			return true
 		}
 		for n := c.FirstChild; n != nil; n = nextNode(n, c) {
-			if st.match(n) && st.atPosition(n) && !yield(n) {
+			if n.Type == html.ElementNode && !child.each(n, root, nil, yield) {
+				return false
+			}
+		}
+		return true
+	case st.descendant:
+		if sub != nil && sub.node == c {
+			for _, n := range sub.list() {
+				if st.match(n) && !yield(n) {
+					return false
+				}
+			}
+			return true
+		}
+		for n := c.FirstChild; n != nil; n = nextNode(n, c) {
+			if st.match(n) && !yield(n) {
 				return false
 			}
 		}
@@ -729,33 +823,21 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 	return true
 }
 
-// atPosition checks a descendant step's position: //x[N] is "descendant-or-self::node()/x[N]", the
-// Nth x among its parent's children that match the step.
-func (st *nativeStep) atPosition(n *html.Node) bool {
-	if st.pos == 0 && !st.last {
-		return true
-	}
-	if st.last {
-		for m := n.NextSibling; m != nil; m = m.NextSibling {
-			if st.match(m) {
-				return false
-			}
-		}
-		return true
-	}
-	k := 1
-	for m := n.PrevSibling; m != nil && k <= st.pos; m = m.PrevSibling {
-		if st.match(m) {
-			k++
-		}
-	}
-	return k == st.pos
-}
-
 // apply takes one step from every node of cur, in order (repeats kept, as antchfx has them).
 func (st *nativeStep) apply(cur []*html.Node, root *html.Node, sub *subtree) []*html.Node {
 	var next []*html.Node
 	add := func(n *html.Node) bool { next = append(next, n); return true }
+	if st.ancestor && len(cur) > 1 {
+		// antchfx yields an ancestor once, however many contexts reach it
+		seen := map[*html.Node]bool{}
+		add = func(n *html.Node) bool {
+			if !seen[n] {
+				seen[n] = true
+				next = append(next, n)
+			}
+			return true
+		}
+	}
 	for _, c := range cur {
 		st.each(c, root, sub, add)
 	}
@@ -767,6 +849,12 @@ func (st *nativeStep) apply(cur []*html.Node, root *html.Node, sub *subtree) []*
 func (p *nativePath) first(root, ctx *html.Node, sub *subtree) (*html.Node, int) {
 	if p.dot {
 		return ctx, -1
+	}
+	if p.group != nil {
+		if ctx = p.groupNode(root, ctx, sub); ctx == nil {
+			return nil, -1
+		}
+		sub = nil
 	}
 	var found *html.Node
 	at := -1
@@ -826,7 +914,7 @@ func (nx *nativeXPath) eval(root, ctx *html.Node, sub *subtree) any {
 // evalAll is eval; with all false, a node set holds at most its first node, found without walking
 // further than needed.
 func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any {
-	if nx.wrapper == "boolean" || !all && nx.wrapper == "" {
+	if nx.wrapper == "boolean" || !all && nx.wrapper == "" && len(nx.branches) == 1 {
 		for _, b := range nx.branches {
 			if n, at := b.first(root, ctx, sub); n != nil {
 				if nx.wrapper == "boolean" {
@@ -844,31 +932,15 @@ func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any
 		return []xpath.NodeNavigator(nil)
 	}
 	var found []xpath.NodeNavigator
-	type key struct {
-		n *html.Node
-		a int
+	for _, b := range nx.branches {
+		found = append(found, b.eval(root, ctx, sub)...)
 	}
-	var seen map[key]bool
-	for bi, b := range nx.branches {
-		got := b.eval(root, ctx, sub)
-		if bi == 0 {
-			found = got
-			continue
-		}
-		// A union keeps the left's nodes first and drops repeats, as antchfx does.
-		if seen == nil {
-			seen = map[key]bool{}
-			for _, n := range found {
-				h := n.(*dom.HTMLNavigator)
-				seen[key{h.Current(), h.Attr()}] = true
-			}
-		}
-		for _, n := range got {
-			h := n.(*dom.HTMLNavigator)
-			if k := (key{h.Current(), h.Attr()}); !seen[k] {
-				seen[k] = true
-				found = append(found, n)
-			}
+	if len(nx.branches) > 1 {
+		// A union is in document order, each node once (XPath), where antchfx has the left's
+		// nodes first: the first node of a | b is the earlier on the page.
+		found = sortUnique(found)
+		if !all && nx.wrapper == "" {
+			found = found[:min(1, len(found))]
 		}
 	}
 	if nx.wrapper == "count" {
@@ -880,6 +952,12 @@ func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any
 func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNavigator {
 	if p.dot {
 		return []xpath.NodeNavigator{dom.NavigatorAt(root, ctx)}
+	}
+	if p.group != nil {
+		if ctx = p.groupNode(root, ctx, sub); ctx == nil {
+			return nil
+		}
+		sub = nil
 	}
 	cur := []*html.Node{ctx}
 	for i := range p.steps {
@@ -900,4 +978,17 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 		}
 	}
 	return out
+}
+
+// groupNode is the node (X)[N] or (X)[last()] picks: X's nodes in document order, once each.
+func (p *nativePath) groupNode(root, ctx *html.Node, sub *subtree) *html.Node {
+	ns, _ := p.group.eval(root, ctx, sub).([]xpath.NodeNavigator)
+	ns = sortUnique(ns)
+	switch {
+	case p.groupLast && len(ns) > 0:
+		return ns[len(ns)-1].(*dom.HTMLNavigator).Current()
+	case !p.groupLast && p.groupPos <= len(ns):
+		return ns[p.groupPos-1].(*dom.HTMLNavigator).Current()
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
 )
@@ -238,4 +239,98 @@ func (h *HTMLNavigator) Attr() int { return h.attr }
 // AttrNavigatorAt returns a navigator on the attribute at index i of node.
 func AttrNavigatorAt(root, node *html.Node, i int) *HTMLNavigator {
 	return &HTMLNavigator{root: root, curr: node, attr: i}
+}
+
+// Order orders two navigators of one document in document order (-1, 0 or 1), for HTML and XML
+// navigators; ok is false for other kinds or a mix. XPath leaves the order of one element's
+// attributes to the implementation: here they compare equal (0), so a stable sort keeps them in
+// the order they came (a union's @property | @name keeps its branches' order).
+func Order(a, b xpath.NodeNavigator) (c int, ok bool) {
+	switch x := a.(type) {
+	case *HTMLNavigator:
+		if y, isHTML := b.(*HTMLNavigator); isHTML {
+			if x.curr == y.curr && x.attr >= 0 && y.attr >= 0 {
+				return 0, true
+			}
+			return Compare(x, y), true
+		}
+	case *xmlquery.NodeNavigator:
+		if y, isXML := b.(*xmlquery.NodeNavigator); isXML {
+			return compareXML(x, y), true
+		}
+	}
+	return 0, false
+}
+
+// Identity is a comparable key of the node (or attribute) a navigator is on, for HTML and XML
+// navigators; nil for others.
+func Identity(n xpath.NodeNavigator) any {
+	type key struct {
+		node any
+		attr int
+	}
+	switch x := n.(type) {
+	case *HTMLNavigator:
+		return key{x.curr, x.attr}
+	case *xmlquery.NodeNavigator:
+		return key{x.Current(), xmlAttrIndex(x)}
+	}
+	return nil
+}
+
+func compareXML(a, b *xmlquery.NodeNavigator) int {
+	if a.Current() == b.Current() {
+		ia, ib := xmlAttrIndex(a), xmlAttrIndex(b)
+		if ia >= 0 && ib >= 0 {
+			return 0 // see Order
+		}
+		return cmpInt(ia, ib)
+	}
+	var pa, pb []*xmlquery.Node
+	for n := a.Current(); n != nil; n = n.Parent {
+		pa = append(pa, n)
+	}
+	for n := b.Current(); n != nil; n = n.Parent {
+		pb = append(pb, n)
+	}
+	i, j := len(pa)-1, len(pb)-1
+	for i >= 0 && j >= 0 && pa[i] == pb[j] {
+		i, j = i-1, j-1
+	}
+	switch {
+	case i < 0: // a is an ancestor of b
+		return -1
+	case j < 0:
+		return 1
+	}
+	for s := pa[i].NextSibling; s != nil; s = s.NextSibling {
+		if s == pb[j] {
+			return -1
+		}
+	}
+	return 1
+}
+
+// xmlAttrIndex is the index of the attribute an XML navigator is on, or -1 on a node (xmlquery
+// does not export it: the first attribute of that name).
+func xmlAttrIndex(n *xmlquery.NodeNavigator) int {
+	if n.NodeType() != xpath.AttributeNode {
+		return -1
+	}
+	for i, a := range n.Current().Attr {
+		if a.Name.Local == n.LocalName() && a.Name.Space == n.Prefix() {
+			return i
+		}
+	}
+	return -1
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package funcs
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -413,6 +414,22 @@ func (s *Set) definitions() []def {
 				`urlParam("https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42s", "v")`, `"dQw4w9WgXcQ"`,
 				`urlParam("/search?q=caf%C3%A9+au+lait", "q")`, `"café au lait"`,
 				`urlParam("/search?q=x", "page")`, `null`,
+			),
+		},
+		{
+			name: "queryEscape", group: groupURLs, sig: "queryEscape(s) → string | nil",
+			summary: "s encoded for a URL query value or a form body (`application/x-www-form-urlencoded`): UTF-8, " +
+				"`%XX` for every byte but letters, digits, `-`, `_`, `.` and `~`, a space as `+`. For a query " +
+				"string written by hand (`request.query` encodes its values itself) or a POST body. nil for nil; " +
+				"one pass over s.",
+			types: []any{tS},
+			fn: text("queryEscape", 1, 1, func(str string, _ []any) (any, error) {
+				return url.QueryEscape(str), nil
+			}),
+			examples: ex(
+				`queryEscape("café au lait & co")`, `"caf%C3%A9+au+lait+%26+co"`,
+				`queryEscape("[\"a\"]")`, `"%5B%22a%22%5D"`,
+				`"f.req=" + queryEscape(toJSON([["x", nil]]))`, `"f.req=%5B%5B%22x%22%2Cnull%5D%5D"`,
 			),
 		},
 		{
