@@ -38,11 +38,12 @@ func copySite(t *testing.T, dir, site string) string {
 // and a PATH without a sitedef is an error, never "ok".
 func TestSitedefCheckPaths(t *testing.T) {
 	dir := t.TempDir()
-	good := copySite(t, filepath.Join(dir, "good"), "reddit")
-	bad := copySite(t, filepath.Join(dir, "bad"), "reddit")
-	post := filepath.Join(bad, "post.yaml")
+	// a site that extends no family, so that its directory alone is a whole sitedef
+	good := copySite(t, filepath.Join(dir, "good"), "peertube")
+	bad := copySite(t, filepath.Join(dir, "bad"), "peertube")
+	post := filepath.Join(bad, "video.yaml")
 	b, _ := os.ReadFile(post)
-	if err := os.WriteFile(post, bytes.Replace(b, []byte("resource: post\n"), []byte("resource: post\nbogus_key: 1\n"), 1), 0o644); err != nil {
+	if err := os.WriteFile(post, bytes.Replace(b, []byte("resource: video\n"), []byte("resource: video\nbogus_key: 1\n"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	empty := filepath.Join(dir, "empty")
@@ -51,7 +52,7 @@ func TestSitedefCheckPaths(t *testing.T) {
 	}
 	notes := filepath.Join(dir, "notes.txt")
 	_ = os.WriteFile(notes, []byte("x"), 0o644)
-	// the site's file count, so that a new reddit endpoint does not break the check's message
+	// the site's file count, so that a new endpoint does not break the check's message
 	yamls, _ := filepath.Glob(filepath.Join(good, "*.yaml"))
 	files := fmt.Sprintf("(%d files)", len(yamls))
 	tests := []struct {
@@ -63,9 +64,9 @@ func TestSitedefCheckPaths(t *testing.T) {
 	}{
 		{"sitedefs dir", []string{filepath.Join(dir, "good")}, 0, "ok: " + filepath.Join(dir, "good") + " " + files, ""},
 		{"site dir", []string{good}, 0, files, ""},
-		{"one file", []string{filepath.Join(good, "subreddit.yaml")}, 0, "(1 files)", ""},
-		{"broken file", []string{post}, 1, "post.yaml:4:1: error: unknown key \"bogus_key\"", "1 errors"},
-		{"broken site, good file beside it", []string{filepath.Join(bad, "subreddit.yaml")}, 0, "(1 files)", ""},
+		{"one file", []string{filepath.Join(good, "comments.yaml")}, 0, "(1 files)", ""},
+		{"broken file", []string{post}, 1, "video.yaml:4:1: error: unknown key \"bogus_key\"", "1 errors"},
+		{"broken site, good file beside it", []string{filepath.Join(bad, "comments.yaml")}, 0, "(1 files)", ""},
 		{"broken site dir", []string{bad}, 1, "bogus_key", "1 errors"},
 		{"one good one broken", []string{good, bad}, 1, "ok: " + good, "1 errors"},
 		{"no sitedef", []string{empty}, 1, "", "no sitedef here"},
