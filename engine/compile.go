@@ -742,6 +742,10 @@ func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field
 		c.errAt(&f.Page, "%s: page %q: first or last", what, f.Page)
 	}
 	isObjList := out.kind == kList && out.elem == kObject
+	if f.Extends != "" || len(f.Remove) > 0 {
+		// The registry resolves a field's extends before compiling; one left here was not loaded through it.
+		c.errAt(&f.Extends, "%s: extends on a field is resolved when the sitedefs load (asa sitedef check)", what)
+	}
 	if f.Recurse {
 		if !isObjList || listParent == nil {
 			c.errAt(&f.Recurse, "%s: recurse is for a list<object> field inside a list<object>", what)

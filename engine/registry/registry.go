@@ -58,7 +58,8 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		return false
 	}
 	l := &loader{eng: eng, fsys: fsys, reg: reg, wanted: wanted, diags: &diags,
-		famSites: map[string]*sitedef.File{}, baseFiles: map[string]*sitedef.File{}, broken: map[string]bool{}}
+		famSites: map[string]*sitedef.File{}, baseFiles: map[string]*sitedef.File{}, broken: map[string]bool{},
+		records: map[string]*sitedef.File{}, resolving: map[string]bool{}}
 	l.loadFamilies()
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
@@ -93,6 +94,10 @@ type loader struct {
 	famSites  map[string]*sitedef.File
 	baseFiles map[string]*sitedef.File
 	broken    map[string]bool
+	// records caches the endpoints fields extend (by name), resolved once; resolving marks the names
+	// being resolved, so a cycle is an error rather than a loop.
+	records   map[string]*sitedef.File
+	resolving map[string]bool
 }
 
 func (l *loader) report(p string, d diag.List) {
@@ -175,8 +180,12 @@ func (l *loader) loadFamilies() {
 					pos := epFile.Pos.Of(&ep.Extends)
 					d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "a base cannot extend another base: write it out, or make a family of the two")
 				}
-				plan, cd := l.eng.Compile(siteFile, epFile)
-				d = append(d, cd...)
+				var plan *engine.Plan
+				if epFile, ok := l.extendFields(epFile, &d); ok {
+					var cd diag.List
+					plan, cd = l.eng.Compile(siteFile, epFile)
+					d = append(d, cd...)
+				}
 				if !d.HasErrors() {
 					plan.ID, plan.Version = id, fam+"@base"
 					l.reg.bases[id] = plan
@@ -307,7 +316,9 @@ func (l *loader) loadSite(dir string) {
 		}
 		var md diag.List
 		md = append(md, rd...)
-		l.compile(siteFile, epFile, &md)
+		if epFile, ok := l.extendFields(epFile, &md); ok {
+			l.compile(siteFile, epFile, &md)
+		}
 		d = append(d, md...)
 	})
 	l.report(sitePath, d)
@@ -342,13 +353,79 @@ func (l *loader) loadSite(dir string) {
 				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "remove: needs extends: it drops parts of a base")
 			}
 			if compile {
-				l.compile(siteFile, epFile, &d)
+				if epFile, ok := l.extendFields(epFile, &d); ok {
+					l.compile(siteFile, epFile, &d)
+				}
 			}
 		} else if epFile.Site != nil {
 			d.Add(p, 1, 1, "only site.yaml may be kind: site")
 		}
 		l.report(p, d)
 	}
+}
+
+// extendFields resolves the fields of ep that extend another endpoint (sitedef.ExtendFields); ok is
+// false when that failed, and the endpoint is not compiled.
+func (l *loader) extendFields(ep *sitedef.File, d *diag.List) (*sitedef.File, bool) {
+	out, fd := sitedef.ExtendFields(ep, l.record)
+	*d = append(*d, fd...)
+	return out, !fd.HasErrors()
+}
+
+// record returns the resolved file of the endpoint a field extends: "<site>.<resource>" (an endpoint
+// file beside its site.yaml) or "<family>/<resource>" (a base); or why it cannot be used.
+func (l *loader) record(name string) (*sitedef.File, string) {
+	if f := l.records[name]; f != nil {
+		return f, ""
+	}
+	if l.resolving[name] {
+		return nil, "a cycle: the fields it extends extend this one"
+	}
+	l.resolving[name] = true
+	defer delete(l.resolving, name)
+	if strings.Contains(name, "/") {
+		if l.broken[name] {
+			return nil, "it has errors of its own"
+		}
+		if f := l.baseFiles[name]; f != nil {
+			return f, ""
+		}
+		return nil, "no such base (bases: " + strings.Join(sortedKeys(l.baseFiles), ", ") + ")"
+	}
+	site, res, ok := strings.Cut(name, ".")
+	if !ok || site == "" || res == "" || strings.ContainsAny(name, "\\") {
+		return nil, "name an endpoint as <site>.<resource> or a base as <family>/<resource>"
+	}
+	p := path.Join(site, res+".yaml")
+	data, err := fs.ReadFile(l.fsys, p)
+	if err != nil {
+		return nil, "no endpoint file " + p
+	}
+	f, d := sitedef.Parse(p, data)
+	if f.Endpoint != nil && f.Endpoint.Extends != "" && !d.HasErrors() {
+		if base := l.base(f.Endpoint.Extends, p, f.Pos.Of(&f.Endpoint.Extends), &d); base != nil && !d.HasErrors() {
+			var rd diag.List
+			f, rd = sitedef.ExtendEndpoint(base, f.Endpoint.Extends, p, f.Node, res)
+			d = append(d, rd...)
+		}
+	}
+	if f.Endpoint != nil && !d.HasErrors() {
+		var fd diag.List
+		f, fd = sitedef.ExtendFields(f, l.record)
+		d = append(d, fd...)
+	}
+	if f.Endpoint == nil || d.HasErrors() {
+		why := "it has errors of its own"
+		for _, e := range d {
+			if !e.Warning {
+				why += ": " + e.Message
+				break
+			}
+		}
+		return nil, why + " (see " + p + ")"
+	}
+	l.records[name] = f
+	return f, ""
 }
 
 // compile compiles one endpoint and registers it when d (its file's diagnostics so far) has no errors.

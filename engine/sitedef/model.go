@@ -173,6 +173,8 @@ type Field struct {
 	Recurse     bool       `yaml:"recurse" doc:"On a list<object> child: reuse the enclosing list's definition (nested comments)."`
 	Limit       string     `yaml:"limit" doc:"Expression: the most list items kept."`
 	Page        string     `yaml:"page" doc:"In a paginated endpoint, the page a top-level field is taken from (default first); last suits cursors." enum:"first,last"`
+	Extends     string     `yaml:"extends" doc:"On an object or list<object> field: <site>.<resource> (another endpoint) or <family>/<resource> (a base) whose top-level fields are this field's child fields, resolved at load; this field's own fields replace them by name or are appended, as in an endpoint that extends."`
+	Remove      []string   `yaml:"remove" doc:"With extends on a field: the other endpoint's fields this one drops (a name, or name.child inside an object). Naming nothing is an error."`
 }
 
 // Paginate repeats the steps for consecutive pages.
