@@ -122,3 +122,50 @@ func TestFieldExtendsDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestAliases: a site answers to its aliases (Plan, Lookup, Site) but is listed once, under its slug;
+// an alias that is another site's slug or alias, or not a slug, is an error at the alias.
+func TestAliases(t *testing.T) {
+	site := func(slug, aliases string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("kind: site\nsite: " + slug + "\nname: N\ncategory: other\nversion: 1.0.0\naliases: " + aliases + "\n")}
+	}
+	item := &fstest.MapFile{Data: []byte("kind: endpoint\nresource: item\nsummary: S.\nparams: {url: {type: url, required: true}}\n" +
+		"steps: [{id: page, request: {url: '${ params.url }'}}]\nfields: {title: {xpath: //h1}}\n")}
+	reg, diags := registry.Load(engine.New(), fstest.MapFS{"twitter/site.yaml": site("twitter", "[x]"), "twitter/item.yaml": item,
+		"other/site.yaml": site("other", "[]"), "other/item.yaml": item})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"plan by alias", reg.Plan("x.item") == reg.Plan("twitter.item") && reg.Plan("x.item") != nil, true},
+		{"lookup by alias", reg.Lookup("x", "item") == reg.Plan("twitter.item"), true},
+		{"site by alias", reg.Site("x") == reg.Site("twitter"), true},
+		{"canonical", []string{reg.Canonical("x"), reg.Canonical("twitter"), reg.Canonical("nope")}, []string{"twitter", "twitter", ""}},
+		{"listed once", reg.Sites(), []string{"other", "twitter"}},
+		{"ids once", reg.IDs(), []string{"other.item", "twitter.item"}},
+		{"aliases", reg.Aliases("twitter"), []string{"x"}},
+		{"no alias of another site's endpoint", reg.Plan("x.nothing") == nil, true},
+	}
+	for _, tt := range tests {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s: got %#v, want %#v", tt.name, tt.got, tt.want)
+		}
+	}
+	for _, tc := range []struct{ name, a, b, want string }{
+		{"another site's slug", "[other]", "[]", `alias "other" is the slug of another site`},
+		{"another site's alias", "[x]", "[x]", `alias "x" is an alias of site`},
+		{"not a slug", "[X!]", "[]", `alias "X!": a slug is lower case`},
+		{"its own slug", "[twitter]", "[]", `alias "twitter" is given twice (or is the site's own slug)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := registry.Load(engine.New(), fstest.MapFS{"twitter/site.yaml": site("twitter", tc.a), "twitter/item.yaml": item,
+				"other/site.yaml": site("other", tc.b), "other/item.yaml": item})
+			if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.want) {
+				t.Errorf("want an error with %q, got %v", tc.want, diags)
+			}
+		})
+	}
+}

@@ -28,6 +28,8 @@ type Registry struct {
 	// siteFiles the resolved site.yaml of every site, by slug.
 	files     map[string]*sitedef.File
 	siteFiles map[string]*sitedef.File
+	// aliases maps another slug a site answers to (x) to the site's own (twitter).
+	aliases map[string]string
 }
 
 // Load reads every <site>/site.yaml and <site>/<resource>.yaml under fsys, and the family bases under
@@ -39,7 +41,7 @@ type Registry struct {
 func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List) {
 	var diags diag.List
 	reg := &Registry{plans: map[string]*engine.Plan{}, sites: map[string]*sitedef.Site{},
-		bases: map[string]*engine.Plan{}, baseOf: map[string]string{}, files: map[string]*sitedef.File{}, siteFiles: map[string]*sitedef.File{}}
+		bases: map[string]*engine.Plan{}, baseOf: map[string]string{}, files: map[string]*sitedef.File{}, siteFiles: map[string]*sitedef.File{}, aliases: map[string]string{}}
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		diags.Add(".", 1, 1, "reading sitedefs: %v", err)
@@ -71,6 +73,7 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		}
 		l.loadSite(e.Name())
 	}
+	l.checkAliases()
 	for id := range reg.plans {
 		reg.ids = append(reg.ids, id)
 	}
@@ -364,6 +367,32 @@ func (l *loader) loadSite(dir string) {
 	}
 }
 
+// checkAliases indexes the sites' aliases; an alias that is another site's slug, or another site's
+// alias too, is an error at the alias (both sites stay loaded, reachable by their own slugs).
+func (l *loader) checkAliases() {
+	owner := map[string]string{}
+	for _, slug := range sortedKeys(l.reg.siteFiles) {
+		f := l.reg.siteFiles[slug]
+		if f == nil {
+			continue
+		}
+		for i, a := range f.Site.Aliases {
+			pos := f.Pos.Of(&f.Site.Aliases[i])
+			var d diag.List
+			switch {
+			case l.reg.sites[a] != nil:
+				d.Add(f.Path, max(pos.Line, 1), max(pos.Col, 1), "alias %q is the slug of another site", a)
+			case owner[a] != "":
+				d.Add(f.Path, max(pos.Line, 1), max(pos.Col, 1), "alias %q is an alias of site %q too", a, owner[a])
+			default:
+				owner[a] = slug
+				l.reg.aliases[a] = slug
+			}
+			l.report(f.Path, d)
+		}
+	}
+}
+
 // extendFields resolves the fields of ep that extend another endpoint (sitedef.ExtendFields); ok is
 // false when that failed, and the endpoint is not compiled.
 func (l *loader) extendFields(ep *sitedef.File, d *diag.List) (*sitedef.File, bool) {
@@ -442,17 +471,46 @@ func (l *loader) compile(site, ep *sitedef.File, d *diag.List) {
 	}
 }
 
-// Plan returns the plan of "site.resource", or nil.
-func (r *Registry) Plan(id string) *engine.Plan { return r.plans[id] }
+// Plan returns the plan of "site.resource", or nil; the site may be named by one of its aliases.
+func (r *Registry) Plan(id string) *engine.Plan {
+	if p := r.plans[id]; p != nil {
+		return p
+	}
+	if site, res, ok := strings.Cut(id, "."); ok && r.aliases[site] != "" {
+		return r.plans[r.aliases[site]+"."+res]
+	}
+	return nil
+}
 
-// Lookup returns the plan of a site and resource, or nil.
-func (r *Registry) Lookup(site, resource string) *engine.Plan { return r.plans[site+"."+resource] }
+// Lookup returns the plan of a site (or an alias of it) and resource, or nil.
+func (r *Registry) Lookup(site, resource string) *engine.Plan { return r.Plan(site + "." + resource) }
+
+// Canonical returns the slug of the site a slug or an alias names, or "" when it names none.
+func (r *Registry) Canonical(slug string) string {
+	if r.sites[slug] != nil {
+		return slug
+	}
+	return r.aliases[slug]
+}
+
+// Aliases returns the other slugs a site answers to, as its site.yaml lists them (errors left out).
+func (r *Registry) Aliases(slug string) []string {
+	var out []string
+	if f := r.siteFiles[slug]; f != nil {
+		for _, a := range f.Site.Aliases {
+			if r.aliases[a] == slug {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
 
 // IDs returns every plan id, sorted.
 func (r *Registry) IDs() []string { return r.ids }
 
-// Site returns a site definition by slug.
-func (r *Registry) Site(slug string) *sitedef.Site { return r.sites[slug] }
+// Site returns a site definition by slug or alias.
+func (r *Registry) Site(slug string) *sitedef.Site { return r.sites[r.Canonical(slug)] }
 
 // Sites returns every site slug, sorted.
 func (r *Registry) Sites() []string {

@@ -16,6 +16,7 @@ type Site struct {
 	Category      string          `yaml:"category" doc:"Catalogue category." enum:"marketplace,search-engine,job-board,app-store,video,forum,social,news,travel,real-estate,other" required:"true"`
 	Version       string          `yaml:"version" doc:"Semantic version of the site definition, sent as Asa-Extractor-Version: <site>@<version>. Major: breaking output change; minor: new field or parameter; patch: selector fix." required:"true"`
 	Summary       string          `yaml:"summary" doc:"One line for the catalogue."`
+	Aliases       []string        `yaml:"aliases" doc:"Other slugs the site answers to (x for twitter): GET /api/v1/<alias>/<resource> and the batch endpoint <alias>.<resource> run the site's endpoints. The catalogue lists the site once, under its slug; responses name the slug."`
 	DefaultDomain string          `yaml:"default_domain" doc:"The domain key used when a request names none."`
 	Domains       Map[Domain]     `yaml:"domains" doc:"Regional storefronts, selectable with the domain parameter."`
 	Request       RequestDefaults `yaml:"request" doc:"Defaults for every step of every endpoint."`
