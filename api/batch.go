@@ -126,6 +126,10 @@ func (s *Server) registerBatches(e *echo.Echo) {
 	runners := map[string]ItemRunner{}
 	for _, id := range s.deps.Registry.IDs() {
 		runners[id] = planRunner{s: s, plan: s.deps.Registry.Plan(id)}
+		site, resource, _ := strings.Cut(id, ".")
+		for _, alias := range s.deps.Registry.Aliases(site) {
+			runners[alias+"."+resource] = runners[id]
+		}
 	}
 	runners[universal.Endpoint] = universalRunner{s: s}
 	for id, r := range s.deps.ItemRunners {

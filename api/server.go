@@ -227,7 +227,12 @@ func New(cfg Config, deps Deps) *Server {
 	for _, id := range deps.Registry.IDs() {
 		plan := deps.Registry.Plan(id)
 		site, resource, _ := strings.Cut(id, ".")
-		e.GET("/api/v1/"+site+"/"+resource, s.scrapeHandler(plan))
+		h := s.scrapeHandler(plan)
+		e.GET("/api/v1/"+site+"/"+resource, h)
+		// A site's aliases (x for twitter) answer the same handler: usage and headers name the site.
+		for _, alias := range deps.Registry.Aliases(site) {
+			e.GET("/api/v1/"+alias+"/"+resource, h)
+		}
 	}
 	e.GET("/api/v1/universal/get", s.universalHandler)
 	s.registerBatches(e)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr"
@@ -208,6 +209,16 @@ func checkSite(f *sitedef.File, dirName string, family bool) diag.List {
 		}
 		if len(s.Remove) > 0 {
 			c.errAt(&s.Remove, "remove: is for sites that extend a family")
+		}
+	}
+	for i, a := range s.Aliases {
+		switch {
+		case family:
+			c.errAt(&s.Aliases, "a family has no aliases: each site states its own")
+		case !slugRe.MatchString(a):
+			c.errAt(&s.Aliases[i], "alias %q: a slug is lower case letters, digits, underscores and hyphens", a)
+		case a == s.Site || slices.Index(s.Aliases, a) != i:
+			c.errAt(&s.Aliases[i], "alias %q is given twice (or is the site's own slug)", a)
 		}
 	}
 	if s.Name == "" && !family {
@@ -742,6 +753,10 @@ func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field
 		c.errAt(&f.Page, "%s: page %q: first or last", what, f.Page)
 	}
 	isObjList := out.kind == kList && out.elem == kObject
+	if f.Extends != "" || len(f.Remove) > 0 {
+		// The registry resolves a field's extends before compiling; one left here was not loaded through it.
+		c.errAt(&f.Extends, "%s: extends on a field is resolved when the sitedefs load (asa sitedef check)", what)
+	}
 	if f.Recurse {
 		if !isObjList || listParent == nil {
 			c.errAt(&f.Recurse, "%s: recurse is for a list<object> field inside a list<object>", what)

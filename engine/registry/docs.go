@@ -32,6 +32,9 @@ func (r *Registry) Markdown() string {
 		if s.Summary != "" {
 			fmt.Fprintf(&b, "\n%s\n", s.Summary)
 		}
+		if as := r.Aliases(slug); len(as) > 0 {
+			fmt.Fprintf(&b, "\nAlso answers as `%s`: `GET /api/v1/%s/<resource>` is the same endpoint.\n", strings.Join(as, "`, `"), as[0])
+		}
 		if s.Domains.Len() > 0 {
 			var ds []string
 			s.Domains.Each(func(k string, d *sitedef.Domain) { ds = append(ds, fmt.Sprintf("`%s` (%s)", k, d.Host)) })

@@ -28,6 +28,8 @@ type Registry struct {
 	// siteFiles the resolved site.yaml of every site, by slug.
 	files     map[string]*sitedef.File
 	siteFiles map[string]*sitedef.File
+	// aliases maps another slug a site answers to (x) to the site's own (twitter).
+	aliases map[string]string
 }
 
 // Load reads every <site>/site.yaml and <site>/<resource>.yaml under fsys, and the family bases under
@@ -39,7 +41,7 @@ type Registry struct {
 func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List) {
 	var diags diag.List
 	reg := &Registry{plans: map[string]*engine.Plan{}, sites: map[string]*sitedef.Site{},
-		bases: map[string]*engine.Plan{}, baseOf: map[string]string{}, files: map[string]*sitedef.File{}, siteFiles: map[string]*sitedef.File{}}
+		bases: map[string]*engine.Plan{}, baseOf: map[string]string{}, files: map[string]*sitedef.File{}, siteFiles: map[string]*sitedef.File{}, aliases: map[string]string{}}
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		diags.Add(".", 1, 1, "reading sitedefs: %v", err)
@@ -58,7 +60,8 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		return false
 	}
 	l := &loader{eng: eng, fsys: fsys, reg: reg, wanted: wanted, diags: &diags,
-		famSites: map[string]*sitedef.File{}, baseFiles: map[string]*sitedef.File{}, broken: map[string]bool{}}
+		famSites: map[string]*sitedef.File{}, baseFiles: map[string]*sitedef.File{}, broken: map[string]bool{},
+		records: map[string]*sitedef.File{}, resolving: map[string]bool{}}
 	l.loadFamilies()
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
@@ -70,6 +73,7 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		}
 		l.loadSite(e.Name())
 	}
+	l.checkAliases()
 	for id := range reg.plans {
 		reg.ids = append(reg.ids, id)
 	}
@@ -93,6 +97,10 @@ type loader struct {
 	famSites  map[string]*sitedef.File
 	baseFiles map[string]*sitedef.File
 	broken    map[string]bool
+	// records caches the endpoints fields extend (by name), resolved once; resolving marks the names
+	// being resolved, so a cycle is an error rather than a loop.
+	records   map[string]*sitedef.File
+	resolving map[string]bool
 }
 
 func (l *loader) report(p string, d diag.List) {
@@ -175,8 +183,12 @@ func (l *loader) loadFamilies() {
 					pos := epFile.Pos.Of(&ep.Extends)
 					d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "a base cannot extend another base: write it out, or make a family of the two")
 				}
-				plan, cd := l.eng.Compile(siteFile, epFile)
-				d = append(d, cd...)
+				var plan *engine.Plan
+				if epFile, ok := l.extendFields(epFile, &d); ok {
+					var cd diag.List
+					plan, cd = l.eng.Compile(siteFile, epFile)
+					d = append(d, cd...)
+				}
 				if !d.HasErrors() {
 					plan.ID, plan.Version = id, fam+"@base"
 					l.reg.bases[id] = plan
@@ -307,7 +319,9 @@ func (l *loader) loadSite(dir string) {
 		}
 		var md diag.List
 		md = append(md, rd...)
-		l.compile(siteFile, epFile, &md)
+		if epFile, ok := l.extendFields(epFile, &md); ok {
+			l.compile(siteFile, epFile, &md)
+		}
 		d = append(d, md...)
 	})
 	l.report(sitePath, d)
@@ -342,13 +356,105 @@ func (l *loader) loadSite(dir string) {
 				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "remove: needs extends: it drops parts of a base")
 			}
 			if compile {
-				l.compile(siteFile, epFile, &d)
+				if epFile, ok := l.extendFields(epFile, &d); ok {
+					l.compile(siteFile, epFile, &d)
+				}
 			}
 		} else if epFile.Site != nil {
 			d.Add(p, 1, 1, "only site.yaml may be kind: site")
 		}
 		l.report(p, d)
 	}
+}
+
+// checkAliases indexes the sites' aliases; an alias that is another site's slug, or another site's
+// alias too, is an error at the alias (both sites stay loaded, reachable by their own slugs).
+func (l *loader) checkAliases() {
+	owner := map[string]string{}
+	for _, slug := range sortedKeys(l.reg.siteFiles) {
+		f := l.reg.siteFiles[slug]
+		if f == nil {
+			continue
+		}
+		for i, a := range f.Site.Aliases {
+			pos := f.Pos.Of(&f.Site.Aliases[i])
+			var d diag.List
+			switch {
+			case l.reg.sites[a] != nil:
+				d.Add(f.Path, max(pos.Line, 1), max(pos.Col, 1), "alias %q is the slug of another site", a)
+			case owner[a] != "":
+				d.Add(f.Path, max(pos.Line, 1), max(pos.Col, 1), "alias %q is an alias of site %q too", a, owner[a])
+			default:
+				owner[a] = slug
+				l.reg.aliases[a] = slug
+			}
+			l.report(f.Path, d)
+		}
+	}
+}
+
+// extendFields resolves the fields of ep that extend another endpoint (sitedef.ExtendFields); ok is
+// false when that failed, and the endpoint is not compiled.
+func (l *loader) extendFields(ep *sitedef.File, d *diag.List) (*sitedef.File, bool) {
+	out, fd := sitedef.ExtendFields(ep, l.record)
+	*d = append(*d, fd...)
+	return out, !fd.HasErrors()
+}
+
+// record returns the resolved file of the endpoint a field extends: "<site>.<resource>" (an endpoint
+// file beside its site.yaml) or "<family>/<resource>" (a base); or why it cannot be used.
+func (l *loader) record(name string) (*sitedef.File, string) {
+	if f := l.records[name]; f != nil {
+		return f, ""
+	}
+	if l.resolving[name] {
+		return nil, "a cycle: the fields it extends extend this one"
+	}
+	l.resolving[name] = true
+	defer delete(l.resolving, name)
+	if strings.Contains(name, "/") {
+		if l.broken[name] {
+			return nil, "it has errors of its own"
+		}
+		if f := l.baseFiles[name]; f != nil {
+			return f, ""
+		}
+		return nil, "no such base (bases: " + strings.Join(sortedKeys(l.baseFiles), ", ") + ")"
+	}
+	site, res, ok := strings.Cut(name, ".")
+	if !ok || site == "" || res == "" || strings.ContainsAny(name, "\\") {
+		return nil, "name an endpoint as <site>.<resource> or a base as <family>/<resource>"
+	}
+	p := path.Join(site, res+".yaml")
+	data, err := fs.ReadFile(l.fsys, p)
+	if err != nil {
+		return nil, "no endpoint file " + p
+	}
+	f, d := sitedef.Parse(p, data)
+	if f.Endpoint != nil && f.Endpoint.Extends != "" && !d.HasErrors() {
+		if base := l.base(f.Endpoint.Extends, p, f.Pos.Of(&f.Endpoint.Extends), &d); base != nil && !d.HasErrors() {
+			var rd diag.List
+			f, rd = sitedef.ExtendEndpoint(base, f.Endpoint.Extends, p, f.Node, res)
+			d = append(d, rd...)
+		}
+	}
+	if f.Endpoint != nil && !d.HasErrors() {
+		var fd diag.List
+		f, fd = sitedef.ExtendFields(f, l.record)
+		d = append(d, fd...)
+	}
+	if f.Endpoint == nil || d.HasErrors() {
+		why := "it has errors of its own"
+		for _, e := range d {
+			if !e.Warning {
+				why += ": " + e.Message
+				break
+			}
+		}
+		return nil, why + " (see " + p + ")"
+	}
+	l.records[name] = f
+	return f, ""
 }
 
 // compile compiles one endpoint and registers it when d (its file's diagnostics so far) has no errors.
@@ -365,17 +471,46 @@ func (l *loader) compile(site, ep *sitedef.File, d *diag.List) {
 	}
 }
 
-// Plan returns the plan of "site.resource", or nil.
-func (r *Registry) Plan(id string) *engine.Plan { return r.plans[id] }
+// Plan returns the plan of "site.resource", or nil; the site may be named by one of its aliases.
+func (r *Registry) Plan(id string) *engine.Plan {
+	if p := r.plans[id]; p != nil {
+		return p
+	}
+	if site, res, ok := strings.Cut(id, "."); ok && r.aliases[site] != "" {
+		return r.plans[r.aliases[site]+"."+res]
+	}
+	return nil
+}
 
-// Lookup returns the plan of a site and resource, or nil.
-func (r *Registry) Lookup(site, resource string) *engine.Plan { return r.plans[site+"."+resource] }
+// Lookup returns the plan of a site (or an alias of it) and resource, or nil.
+func (r *Registry) Lookup(site, resource string) *engine.Plan { return r.Plan(site + "." + resource) }
+
+// Canonical returns the slug of the site a slug or an alias names, or "" when it names none.
+func (r *Registry) Canonical(slug string) string {
+	if r.sites[slug] != nil {
+		return slug
+	}
+	return r.aliases[slug]
+}
+
+// Aliases returns the other slugs a site answers to, as its site.yaml lists them (errors left out).
+func (r *Registry) Aliases(slug string) []string {
+	var out []string
+	if f := r.siteFiles[slug]; f != nil {
+		for _, a := range f.Site.Aliases {
+			if r.aliases[a] == slug {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
 
 // IDs returns every plan id, sorted.
 func (r *Registry) IDs() []string { return r.ids }
 
-// Site returns a site definition by slug.
-func (r *Registry) Site(slug string) *sitedef.Site { return r.sites[slug] }
+// Site returns a site definition by slug or alias.
+func (r *Registry) Site(slug string) *sitedef.Site { return r.sites[r.Canonical(slug)] }
 
 // Sites returns every site slug, sorted.
 func (r *Registry) Sites() []string {

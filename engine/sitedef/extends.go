@@ -45,6 +45,7 @@ var (
 	endpointType = reflect.TypeOf(Endpoint{})
 	siteType     = reflect.TypeOf(Site{})
 	fieldType    = reflect.TypeOf(Field{})
+	fieldMapType = reflect.TypeOf(Map[Field]{})
 	paramType    = reflect.TypeOf(Param{})
 )
 
@@ -64,7 +65,7 @@ func ExtendEndpoint(base *File, baseName, path string, child *yaml.Node, resourc
 	if _, v := mapLookup(child, "resource"); v == nil {
 		out = withKey(out, "resource", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: resource, Line: child.Line, Column: child.Column})
 	}
-	f := &File{Path: path, Pos: Positions{}, Node: out,
+	f := &File{Path: path, Pos: Positions{}, Node: out, origin: m.origin,
 		Base: &BaseRef{Name: baseName, Path: base.Path, At: Pos{Line: extendsAt.Line, Col: extendsAt.Column}}}
 	f.Endpoint = &Endpoint{}
 	d := &decoder{file: path, root: path, diags: &diags, pos: f.Pos, origin: m.origin}

@@ -55,3 +55,43 @@ func FuzzSyntaxError(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExtendFields: any endpoint file whose fields extend another (any bytes too) resolves to
+// diagnostics with positions, or a decoded endpoint, never a panic; a field never extends itself forever.
+func FuzzExtendFields(f *testing.F) {
+	for _, s := range []string{"../../sitedefs/twitter/search.yaml", "../../sitedefs/twitter/followers.yaml"} {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("kind: endpoint\nfields: {a: {type: object, extends: x.y, remove: [b.c], fields: {d: {extends: x.y, type: list<object>}}}}\n"))
+	f.Add([]byte("kind: endpoint\nfields: {a: {extends: [1], remove: 3}}\n"))
+	base, _ := os.ReadFile("../../sitedefs/twitter/tweet.yaml")
+	baseFile, _ := Parse("twitter/tweet.yaml", base)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, _ := Parse("f.yaml", data)
+		if file.Endpoint == nil {
+			return
+		}
+		depth := 0
+		var lookup FieldLookup
+		lookup = func(name string) (*File, string) {
+			if depth++; depth > 50 {
+				t.Fatal("lookup called without end")
+			}
+			if name == "self.self" {
+				return file, ""
+			}
+			return baseFile, ""
+		}
+		out, diags := ExtendFields(file, lookup)
+		if out == nil || out.Endpoint == nil {
+			t.Fatal("no endpoint")
+		}
+		for _, d := range diags {
+			if d.Line < 1 || d.Col < 1 {
+				t.Fatalf("diagnostic without a position: %v", d)
+			}
+		}
+	})
+}

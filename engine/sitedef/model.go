@@ -16,6 +16,7 @@ type Site struct {
 	Category      string          `yaml:"category" doc:"Catalogue category." enum:"marketplace,search-engine,job-board,app-store,video,forum,social,news,travel,real-estate,other" required:"true"`
 	Version       string          `yaml:"version" doc:"Semantic version of the site definition, sent as Asa-Extractor-Version: <site>@<version>. Major: breaking output change; minor: new field or parameter; patch: selector fix." required:"true"`
 	Summary       string          `yaml:"summary" doc:"One line for the catalogue."`
+	Aliases       []string        `yaml:"aliases" doc:"Other slugs the site answers to (x for twitter): GET /api/v1/<alias>/<resource> and the batch endpoint <alias>.<resource> run the site's endpoints. The catalogue lists the site once, under its slug; responses name the slug."`
 	DefaultDomain string          `yaml:"default_domain" doc:"The domain key used when a request names none."`
 	Domains       Map[Domain]     `yaml:"domains" doc:"Regional storefronts, selectable with the domain parameter."`
 	Request       RequestDefaults `yaml:"request" doc:"Defaults for every step of every endpoint."`
@@ -173,6 +174,8 @@ type Field struct {
 	Recurse     bool       `yaml:"recurse" doc:"On a list<object> child: reuse the enclosing list's definition (nested comments)."`
 	Limit       string     `yaml:"limit" doc:"Expression: the most list items kept."`
 	Page        string     `yaml:"page" doc:"In a paginated endpoint, the page a top-level field is taken from (default first); last suits cursors." enum:"first,last"`
+	Extends     string     `yaml:"extends" doc:"On an object or list<object> field: <site>.<resource> (another endpoint) or <family>/<resource> (a base) whose top-level fields are this field's child fields, resolved at load; this field's own fields replace them by name or are appended, as in an endpoint that extends."`
+	Remove      []string   `yaml:"remove" doc:"With extends on a field: the other endpoint's fields this one drops (a name, or name.child inside an object). Naming nothing is an error."`
 }
 
 // Paginate repeats the steps for consecutive pages.

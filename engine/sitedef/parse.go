@@ -21,6 +21,9 @@ type File struct {
 	// Cut holds, by the address of a string value, the comment YAML took off its line: an unquoted
 	// expression with " #" in it loses its end that way, and the compiler says so when it fails.
 	Cut map[uintptr]string
+	// origin names the file of every subtree of Node taken from another file by extends, so a
+	// second resolution (fields that extend) keeps the first one's positions.
+	origin map[*yaml.Node]string
 }
 
 // MaxFileBytes bounds a sitedef file: they are small by nature, and the loader also reads directories
