@@ -26,8 +26,42 @@ type article struct {
 	lang      string
 }
 
+// Extractor names a main-text extractor candidate. Extract uses DefaultExtractor; the others are
+// kept so that cmd/evaluniversal can measure them side by side on the development set.
+type Extractor string
+
+const (
+	// Readability is go-readability alone, as it returns the article.
+	Readability Extractor = "readability"
+)
+
+// DefaultExtractor is the candidate that won on the development set (cmd/evaluniversal).
+const DefaultExtractor = Readability
+
+// Extractors lists the candidates, the default first.
+var Extractors = []Extractor{Readability}
+
+// ParseExtractor validates a candidate's name.
+func ParseExtractor(s string) (Extractor, bool) {
+	for _, e := range Extractors {
+		if string(e) == s {
+			return e, true
+		}
+	}
+	return "", false
+}
+
+// Describe says what the candidate does, for the measurement's report.
+func (e Extractor) Describe() string {
+	switch e {
+	case Readability:
+		return "go-readability (readeck) alone"
+	}
+	return string(e)
+}
+
 // mainContent runs the extractor on doc, which it prunes in place: read everything else first.
-func mainContent(doc *html.Node, base *url.URL) *article {
+func mainContent(doc *html.Node, base *url.URL, ex Extractor) *article {
 	p := readability.NewParser()
 	a, err := p.ParseAndMutate(doc, base)
 	if err != nil {
@@ -112,7 +146,7 @@ func ExtractMainText(body []byte, pageURL string) (mt MainText, err error) {
 	if base != nil && !base.IsAbs() {
 		base = nil
 	}
-	a := mainContent(doc, base)
+	a := mainContent(doc, base, DefaultExtractor)
 	mt = MainText{Text: a.text(), Title: a.title, Byline: a.byline, Excerpt: a.excerpt, Published: a.published, SiteName: a.siteName, Lang: a.lang}
 	mt.WordCount = WordCount(mt.Text)
 	return mt, nil
