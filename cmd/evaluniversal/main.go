@@ -54,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("devset", "fixtures/evaluniversal", "the development set (devset.yaml and our pages)")
 	cands := fs.String("candidates", "", "comma-separated main-text extractors to measure (default: all of "+strings.Join(candidateNames(), ", ")+")")
 	verbose := fs.Bool("v", false, "one line per page")
+	fs.StringVar(&diffPage, "diff", "", "with -v: for the article pages whose name contains this, the lines missing from the output (-) and the lines it has beyond the expected body (+)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -79,18 +80,55 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "development set: %d article pages (%d ours, %d corpus with our expected body, %d Readability test pages); %d product pages (%d ours, %d corpus with our expectations, %d Zyte-labelled)\n",
 		len(ds.Articles), count["a.own"], count["a.corpus"], count["a.readability"], len(ds.Products), count["p.own"], count["p.corpus"], count["p.zyte"])
+	var exs []universal.Extractor
 	for _, name := range names {
 		ex, ok := universal.ParseExtractor(name)
 		if !ok {
 			fmt.Fprintf(stderr, "evaluniversal: unknown candidate %q (known: %s)\n", name, strings.Join(candidateNames(), ", "))
 			return 2
 		}
+		exs = append(exs, ex)
+	}
+	for _, ex := range exs {
 		if err := evaluate(ds, ex, *verbose, stdout); err != nil {
 			fmt.Fprintf(stderr, "evaluniversal: %v\n", err)
 			return 1
 		}
 	}
+	if err := timing(ds, exs, stdout); err != nil {
+		fmt.Fprintf(stderr, "evaluniversal: %v\n", err)
+		return 1
+	}
 	return 0
+}
+
+// diffPage is the -diff flag.
+var diffPage string
+
+// lineDiff shows the runs of words of want whose 4-gram shingles got lacks (-) and the runs of got
+// that want lacks (+).
+func lineDiff(got, want string) string {
+	var b strings.Builder
+	runs := func(sign string, a, other string) {
+		w := Words(a)
+		have := shingles(other)
+		i := 0
+		for i+4 <= len(w) {
+			if have[strings.Join(w[i:i+4], " ")] > 0 {
+				i++
+				continue
+			}
+			j := i
+			for j+4 <= len(w) && have[strings.Join(w[j:j+4], " ")] == 0 {
+				j++
+			}
+			fmt.Fprintf(&b, "      %s %.200s\n", sign, strings.Join(w[i:min(j+3, len(w))], " "))
+			i = j + 3
+		}
+	}
+	runs("-", want, got)
+	runs("+", got, want)
+	return b.String()
 }
 
 func candidateNames() []string {
@@ -190,7 +228,6 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 	fmt.Fprintf(w, "\ncandidate %s: %s\n", ex, ex.Describe())
 	var ours, readab, all prf
 	var title, author, published rate
-	var textTimes, autoTimes []time.Duration
 	for _, a := range ds.Articles {
 		raw, err := os.ReadFile(a.path)
 		if err != nil {
@@ -200,10 +237,7 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 		if u == "" {
 			u = pageURL
 		}
-		var res *universal.Result
-		textTimes = append(textTimes, timed(func() {
-			res, err = universal.ExtractWith(raw, "text/html", u, universal.Text, ex)
-		}))
+		res, err := universal.ExtractWith(raw, "text/html", u, universal.Text, ex)
 		got := ""
 		if err == nil {
 			got = res.Text
@@ -215,10 +249,7 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 		} else {
 			ours.add(p, r, f)
 		}
-		var auto *universal.Result
-		autoTimes = append(autoTimes, timed(func() {
-			auto, err = universal.ExtractWith(raw, "text/html", u, universal.Auto, ex)
-		}))
+		auto, err := universal.ExtractWith(raw, "text/html", u, universal.Auto, ex)
 		if err != nil {
 			auto = &universal.Result{}
 		}
@@ -228,6 +259,9 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 		}
 		if verbose {
 			fmt.Fprintln(w, line)
+			if diffPage != "" && strings.Contains(a.Name, diffPage) {
+				fmt.Fprint(w, lineDiff(got, a.want))
+			}
 		}
 	}
 	var price, sku, avail fieldScore
@@ -236,10 +270,7 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 		if err != nil {
 			return err
 		}
-		var res *universal.Result
-		autoTimes = append(autoTimes, timed(func() {
-			res, err = universal.ExtractWith(raw, "text/html", pc.URL, universal.Auto, ex)
-		}))
+		res, err := universal.ExtractWith(raw, "text/html", pc.URL, universal.Auto, ex)
 		var pr universal.Product
 		if err == nil && res.Structured != nil && res.Structured.Product != nil {
 			pr = *res.Structured.Product
@@ -259,8 +290,6 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 			fmt.Fprintln(w, line)
 		}
 	}
-	sortDur(textTimes)
-	sortDur(autoTimes)
 	fmt.Fprintf(w, "  text, our expected bodies     %s\n", ours)
 	fmt.Fprintf(w, "  text, Readability test pages  %s\n", readab)
 	fmt.Fprintf(w, "  text, all article pages       %s\n", all)
@@ -268,10 +297,48 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 	fmt.Fprintf(w, "  product price          %s\n", price)
 	fmt.Fprintf(w, "  product sku            %s\n", sku)
 	fmt.Fprintf(w, "  product availability   %s\n", avail)
-	fmt.Fprintf(w, "  parse=text  median %.1f ms  p90 %.1f ms per page (%d article pages, best of 3)\n",
-		ms(percentile(textTimes, 0.5)), ms(percentile(textTimes, 0.9)), len(textTimes))
-	fmt.Fprintf(w, "  parse=auto  median %.1f ms  p90 %.1f ms per page (%d pages, best of 3)\n",
-		ms(percentile(autoTimes, 0.5)), ms(percentile(autoTimes, 0.9)), len(autoTimes))
+	return nil
+}
+
+// timing measures every candidate on every page, the candidates in turn on each page, so that a
+// change in the machine's load weighs on all of them alike (best of 3 runs of each).
+func timing(ds *devset, exs []universal.Extractor, w io.Writer) error {
+	text := make([][]time.Duration, len(exs))
+	auto := make([][]time.Duration, len(exs))
+	run := func(path, u string, mode universal.Mode, into [][]time.Duration) error {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, ex := range exs {
+			into[i] = append(into[i], timed(func() { _, _ = universal.ExtractWith(raw, "text/html", u, mode, ex) }))
+		}
+		return nil
+	}
+	for _, a := range ds.Articles {
+		u := a.URL
+		if u == "" {
+			u = pageURL
+		}
+		if err := run(a.path, u, universal.Text, text); err != nil {
+			return err
+		}
+		if err := run(a.path, u, universal.Auto, auto); err != nil {
+			return err
+		}
+	}
+	for _, pc := range ds.Products {
+		if err := run(pc.path, pc.URL, universal.Auto, auto); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\ntime per page (best of 3 runs, candidates in turn on each page)\n")
+	for i, ex := range exs {
+		sortDur(text[i])
+		sortDur(auto[i])
+		fmt.Fprintf(w, "  %-26s parse=text median %5.1f ms  p90 %5.1f ms (%d pages)   parse=auto median %5.1f ms  p90 %5.1f ms (%d pages)\n",
+			ex, ms(percentile(text[i], 0.5)), ms(percentile(text[i], 0.9)), len(text[i]), ms(percentile(auto[i], 0.5)), ms(percentile(auto[i], 0.9)), len(auto[i]))
+	}
 	return nil
 }
 
