@@ -21,7 +21,7 @@ const Endpoint = "universal.get"
 
 // Version is the extractor version sent as Asa-Extractor-Version (universal@Version). Major: a
 // breaking change of the output; minor: a new field or mode; patch: better extraction.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // Mode is the parse parameter.
 type Mode string
