@@ -12,7 +12,7 @@ import (
 func TestProductFaults(t *testing.T) {
 	type want struct {
 		price, sku, availability string // "" expects null
-		sources                      map[string]string
+		sources                  map[string]string
 	}
 	for _, tc := range []struct {
 		fault, page, url string
