@@ -62,7 +62,8 @@ type Article struct {
 	Keywords  []string `json:"keywords"`
 }
 
-// Recipe is a schema.org Recipe. Times are ISO 8601 durations as the page gives them (PT1H30M).
+// Recipe is a schema.org Recipe. Times are ISO 8601 durations, normalised (PT1H30M) from whatever
+// the page wrote ("P0DT1H30M", "PT5400S", "PT0D4H45M", "35 minuti", "1 hr 20 mins").
 type Recipe struct {
 	Name         *string  `json:"name"`
 	Author       *string  `json:"author"`
@@ -460,11 +461,11 @@ func recipe(o map[string]any) *Recipe {
 		Name:         opt(txt(o["name"])),
 		Author:       opt(personNames(o["author"])),
 		Description:  opt(unescape(clean(str(o["description"])))),
-		Ingredients:  texts(firstPresent(o["recipeIngredient"], o["ingredients"])),
+		Ingredients:  ingredients(firstPresent(o["recipeIngredient"], o["ingredients"])),
 		Instructions: instructions(o["recipeInstructions"]),
-		PrepTime:     opt(str(o["prepTime"])),
-		CookTime:     opt(str(o["cookTime"])),
-		TotalTime:    opt(str(o["totalTime"])),
+		PrepTime:     opt(isoDuration(str(o["prepTime"]))),
+		CookTime:     opt(isoDuration(str(o["cookTime"]))),
+		TotalTime:    opt(isoDuration(str(o["totalTime"]))),
 		Yields:       opt(strs(o["recipeYield"], ", ")),
 		Category:     opt(strs(o["recipeCategory"], ", ")),
 		Cuisine:      opt(strs(o["recipeCuisine"], ", ")),
