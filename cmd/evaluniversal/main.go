@@ -226,7 +226,7 @@ func timed(f func()) time.Duration {
 
 func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) error {
 	fmt.Fprintf(w, "\ncandidate %s: %s\n", ex, ex.Describe())
-	var ours, readab, all prf
+	var ours, held, readab, all prf
 	var title, author, published rate
 	for _, a := range ds.Articles {
 		raw, err := os.ReadFile(a.path)
@@ -248,6 +248,9 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 			readab.add(p, r, f)
 		} else {
 			ours.add(p, r, f)
+		}
+		if a.Heldout {
+			held.add(p, r, f)
 		}
 		auto, err := universal.ExtractWith(raw, "text/html", u, universal.Auto, ex)
 		if err != nil {
@@ -291,6 +294,7 @@ func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) err
 		}
 	}
 	fmt.Fprintf(w, "  text, our expected bodies     %s\n", ours)
+	fmt.Fprintf(w, "    of which held out           %s\n", held)
 	fmt.Fprintf(w, "  text, Readability test pages  %s\n", readab)
 	fmt.Fprintf(w, "  text, all article pages       %s\n", all)
 	fmt.Fprintf(w, "  Readability pages metadata    title %s  author %s  published %s\n", title, author, published)
