@@ -187,6 +187,19 @@ func stripBoilerplate(root *html.Node, title string) {
 		return true
 	})
 
+	// A photo essay tells its story in its captions: when they hold a large share of the text, they
+	// are the article.
+	captionText := 0
+	for n := range captionish {
+		captionText += size[n]
+	}
+	if float64(captionText) > maxCaptionShare*float64(total) {
+		for n := range captionish {
+			delete(drop, n)
+		}
+		clear(captionish)
+	}
+
 	// 2. Leaf blocks by their text.
 	blocks := leafBlocks(root)
 	texts := make([]string, len(blocks))
@@ -233,6 +246,14 @@ func stripBoilerplate(root *html.Node, title string) {
 			// reactions widget after each section.
 			remove[i] = true
 		case short && boilerplateLine(t):
+			remove[i] = true
+		case len(t) <= 300 && authorBio.MatchString(t):
+			// "Jane Doe is a reporter who covers ...": the author box, and the name line above it.
+			remove[i] = true
+			if j := i - 1; j >= 0 && !remove[j] && nameLine(texts[j]) {
+				remove[j] = true
+			}
+		case len(t) <= 80 && contactLine.MatchString(t):
 			remove[i] = true
 		case len(t) <= 200 && (bylineLine(t) || dateLine(t)):
 			remove[i] = true
@@ -308,6 +329,9 @@ func isHeading(n *html.Node) bool {
 	}
 	return false
 }
+
+// maxCaptionShare is the share of the article's text in captions above which they are kept.
+const maxCaptionShare = 0.25
 
 // maxCaption is the longest text taken for a caption.
 const maxCaption = 300
@@ -561,8 +585,12 @@ var (
 	// promotions, anchored at the start; promoWords anywhere in the line.
 	promoLine = regexp.MustCompile(`(?i)^(?:(?:sign up|subscribe|get our|get the)\b.*(?:newsletter|inbox|email)|(?:got|have) a (?:news )?tip\b|send us (?:a|your) tips?\b|tips@|follow us\b|follow (?:@|on )|(?:would you like|want) to (?:be part of|join) (?:the|our)\b|click here to\b)`)
 	leadIn    = regexp.MustCompile(`(?i)^(?:related(?: (?:stories|articles|coverage|content|posts|links|reading))?|read more(?: from [^:]{1,60})?|more from [^:]{1,60}|more on (?:this|[^:]{1,40})|see also|also read|read next|read also|recommended(?: for you| reading)?|you may also like|you might also like|more stories|most popular|trending(?: now)?|lire aussi|à lire aussi|mehr zum thema|lesen sie auch|leia também|lee también)\s*[:：]?(?:\s.*)?$`)
-	bylineRe  = regexp.MustCompile(`^(?i:by|par|von|por|di|door|av|af|de|written by|words by|reporting by)\s+[\p{Lu}\p{Lt}]`)
-	timeRe    = regexp.MustCompile(`\d{1,2}:\d{2}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}`)
+	// an author box: a name of two to four words, then what the author is.
+	authorBio = regexp.MustCompile(`^(?:\p{Lu}[\p{L}'’.-]*\s+){1,3}\p{Lu}[\p{L}'’.-]*,?\s+(?:is|was|writes|covers|reports)\b[^.]{0,160}\b(?:writer|reporter|correspondent|contributor|editor|columnist|journalist|author|producer|critic|analyst|opinion|covers|reports)\b`)
+	// a reporter's contact line: an e-mail address, a social handle.
+	contactLine = regexp.MustCompile(`(?i)^(?:(?:e-?mail|twitter|x|instagram|facebook|mastodon|bluesky)\s*:\s*)?(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|@\w{2,30})\.?$`)
+	bylineRe    = regexp.MustCompile(`^(?i:by|par|von|por|di|door|av|af|de|written by|words by|reporting by)\s+[\p{Lu}\p{Lt}]`)
+	timeRe      = regexp.MustCompile(`\d{1,2}:\d{2}|\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}`)
 )
 
 // promoWords mark a promotion wherever they are in a short line.
@@ -606,6 +634,21 @@ func bylineLine(t string) bool {
 		return false
 	}
 	return !strings.ContainsAny(strings.TrimRight(t, ". "), "!?;") && !strings.Contains(t, ". ")
+}
+
+// nameLine reports a line that is a person's name alone: two to four capitalised words.
+func nameLine(t string) bool {
+	w := strings.Fields(t)
+	if len(w) < 2 || len(w) > 4 {
+		return false
+	}
+	for _, x := range w {
+		r := []rune(x)
+		if !unicode.IsUpper(r[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 var dateWords = map[string]bool{}

@@ -119,6 +119,10 @@ func TestBoilerplateKeepsArticleText(t *testing.T) {
 		{"no_caption item", `<div class="item no_caption"><h2>The mother of a woman who took diet pills bought online described how her daughter was burning up from within.</h2><img src="a.jpg"></div>` + para(long) + para(long),
 			[]string{"The mother of a woman"}},
 		{"source line", para(long) + para(long) + para("Source: Box Office Mojo"), []string{"Source: Box Office Mojo"}},
+		{"photo essay told in its captions", para(long) + strings.Repeat(`<figure><img src="a.jpg"><figcaption>Harriet Tubman's shawl and hymnal: Tubman, who escaped to freedom, helped others do so through the Underground Railroad.</figcaption></figure>`, 1) +
+			`<figure><img src="b.jpg"><figcaption>Nat Turner's Bible: Turner led a rebellion in 1831 in Southampton County, Virginia, which halted the abolitionists' hopes.</figcaption></figure>` +
+			`<figure><img src="c.jpg"><figcaption>Segregated rail car: a car from the Southern Railway shows the accommodations for white and black passengers.</figcaption></figure>` + para(long),
+			[]string{"Harriet Tubman's shawl", "Nat Turner's Bible", "Segregated rail car"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := []byte(`<html><head><title>Council votes</title></head><body><article>` + tc.body + `</article></body></html>`)
@@ -132,5 +136,26 @@ func TestBoilerplateKeepsArticleText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAuthorBoxAndContactLines: the author box at the end (a name line, then "X is a reporter who
+// covers ...") and a reporter's e-mail and handle lines go; a sentence about someone stays.
+func TestAuthorBoxAndContactLines(t *testing.T) {
+	long := strings.Repeat("The council heard from residents for three hours before the vote, and most of them spoke about the buses. ", 2)
+	page := []byte(`<html><head><title>Council votes</title></head><body><article><p>` + long + `</p>` +
+		`<p>Maria Santos is a council member who wrote the plan, and she spoke last.</p><p>` + long + `</p>` +
+		`<p>jane.doe@courier.example</p><p>Twitter: @janedoe</p><p>Jane Doe</p><p>Jane Doe is a reporter who covers transport and the city council.</p></article></body></html>`)
+	res, err := universal.Extract(page, "text/html", "https://news.example/a", universal.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"jane.doe@courier.example", "@janedoe", "Jane Doe"} {
+		if strings.Contains(res.Text, bad) {
+			t.Errorf("keeps %q:\n%s", bad, res.Text)
+		}
+	}
+	if !strings.Contains(res.Text, "Maria Santos is a council member") {
+		t.Errorf("lost a sentence about someone:\n%s", res.Text)
 	}
 }
