@@ -75,6 +75,14 @@ func (p *page) mainProduct() (map[string]any, string) {
 	case 1:
 		return cands[0].o, cands[0].src
 	}
+	// One Product per variant, each with its url: the page's is the one at the page's URL.
+	if pu := p.pageURL(); pu != "" {
+		for _, c := range cands {
+			if u := str(c.o["url"]); u != "" && (u == pu || absURL(p.base, u) == pu) {
+				return c.o, c.src
+			}
+		}
+	}
 	best, bestSim := -1, -1.0
 	for i, c := range cands {
 		n := str(c.o["name"])

@@ -37,6 +37,10 @@ func TestProductFaults(t *testing.T) {
 			want{"599", "302-118-44", "InStock", map[string]string{"price": "page-text", "sku": "page-text", "availability": "page-text"}}, false},
 		{"meta product:price:amount", "product-og-meta.html", "https://fieldandhearth.example/products/linen-apron",
 			want{"32", "APR-LIN-NAT", "InStock", map[string]string{"price": "opengraph", "sku": "opengraph", "availability": "opengraph"}}, false},
+		{"the ProductGroup variant the URL selects, out of stock while other sizes are in stock", "product-group-variant.html", "https://fjordknit.example/products/merino-crew?variant=1002",
+			want{"120", "MCS-M", "OutOfStock", map[string]string{"price": "json-ld", "sku": "json-ld", "availability": "json-ld"}}, false},
+		{"no variant selected: any size in stock", "product-group-variant.html", "https://fjordknit.example/products/merino-crew",
+			want{"120", "", "InStock", map[string]string{"price": "json-ld", "availability": "json-ld"}}, false},
 		{"an article with prices, a stock word, a Buy now link and an id in its URL", "article-with-price.html", "https://news.example/2025/03/04/grocery-robots-12345678",
 			want{}, true},
 	} {
@@ -77,5 +81,23 @@ func TestProductFaults(t *testing.T) {
 				t.Errorf("a source for a price not given: %v", pr.Sources)
 			}
 		})
+	}
+}
+
+// TestProductAtThePageURL: a page with one JSON-LD Product per colour, each with its url: the
+// product is the one at the page's URL, not the first.
+func TestProductAtThePageURL(t *testing.T) {
+	ld := func(sku, color, avail string) string {
+		return `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Canvas Tote","sku":"` + sku +
+			`","url":"https://bags.example/p/canvas-tote?color=` + color + `","offers":{"@type":"Offer","price":"45.00","priceCurrency":"EUR","availability":"https://schema.org/` + avail + `"}}</script>`
+	}
+	page := []byte(`<html><head><title>Canvas Tote</title>` + ld("TOTE-RED", "red", "OutOfStock") + ld("TOTE-BLUE", "blue", "InStock") + `</head><body><h1>Canvas Tote</h1></body></html>`)
+	res, err := universal.Extract(page, "text/html", "https://bags.example/p/canvas-tote?color=blue", universal.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := res.Structured.Product
+	if pr == nil || pr.SKU == nil || *pr.SKU != "TOTE-BLUE" || pr.Availability == nil || *pr.Availability != "InStock" {
+		t.Fatalf("product %+v", pr)
 	}
 }
