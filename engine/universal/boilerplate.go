@@ -273,6 +273,20 @@ func stripBoilerplate(root *html.Node, title string) {
 		}
 		tailLinks = false
 	}
+	// A menu left inside the container: a run of at least minMenuRun short lines that are links
+	// and nothing else (a site's sections, a footer's pages).
+	for i := 0; i < len(blocks); {
+		j := i
+		for j < len(blocks) && texts[j] != "" && len(texts[j]) <= 50 && !blockInEmbed(blocks[j]) && linkShare(blocks[j]) > 0.9 {
+			j++
+		}
+		if j-i >= minMenuRun {
+			for k := i; k < j; k++ {
+				remove[k] = true
+			}
+		}
+		i = max(j, i+1)
+	}
 	// Above a byline or date line near the top sit the headline, the standfirst and the section
 	// label: the article starts after it, when what precedes it is short.
 	// Above the lead image's caption, only short lines (a label, a headline, a standfirst).
@@ -329,6 +343,9 @@ func isHeading(n *html.Node) bool {
 	}
 	return false
 }
+
+// minMenuRun is the shortest run of link-only lines taken for a menu.
+const minMenuRun = 8
 
 // maxCaptionShare is the share of the article's text in captions above which they are kept.
 const maxCaptionShare = 0.25

@@ -159,3 +159,27 @@ func TestAuthorBoxAndContactLines(t *testing.T) {
 		t.Errorf("lost a sentence about someone:\n%s", res.Text)
 	}
 }
+
+// TestMenuInsideArticle: a site menu written as plain links inside the article's container (no
+// nav, no class) goes; a short list of links in the text stays.
+func TestMenuInsideArticle(t *testing.T) {
+	long := strings.Repeat("The council heard from residents for three hours before the vote, and most of them spoke about the buses. ", 3)
+	menu := ""
+	for _, s := range []string{"News", "Politics", "Business", "Sports", "Opinion", "Arts", "Food", "Travel", "Weather", "Obituaries", "Podcasts", "Video"} {
+		menu += `<p><a href="/` + strings.ToLower(s) + `">` + s + `</a></p>`
+	}
+	page := []byte(`<html><head><title>Council votes</title></head><body><div class="article-body">` + menu + `<p>` + long + `</p>` +
+		`<p>The plan's documents:</p><ul><li><a href="/plan.pdf">The plan</a></li><li><a href="/map.pdf">The map</a></li></ul><p>` + long + `</p></div></body></html>`)
+	res, err := universal.Extract(page, "text/html", "https://news.example/a", universal.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Obituaries", "Podcasts", "Weather"} {
+		if strings.Contains(res.Text, bad) {
+			t.Errorf("keeps the menu (%q):\n%s", bad, res.Text)
+		}
+	}
+	if !strings.Contains(res.Text, "The plan") || !strings.Contains(res.Text, "The map") {
+		t.Errorf("lost a list of links in the text:\n%s", res.Text)
+	}
+}
