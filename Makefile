@@ -58,10 +58,11 @@ generate-check:
 bench:
 	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./fixtures/ ./engine/dom/ ./engine/funcs/
 
-## eval-universal: the universal extractor on the corpus: text P/R/F1, title/author/published match on the
-## news pages, structured price/sku/availability on the product pages, and ms per page for parse=auto
+## eval-universal: the universal extractor on its development set (fixtures/evaluniversal/devset.yaml and the
+## corpus pages it names, Zyte's product pages, Readability's test pages), per candidate main-text extractor:
+## text P/R/F1 (word 4-gram shingles), product price/sku/availability F1, median and p90 ms per page
 eval-universal:
-	$(GO) run ./cmd/evaluniversal -corpus $(CORPUS)
+	$(GO) run ./cmd/evaluniversal -corpus $(CORPUS) -devset fixtures/evaluniversal
 	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench ExtractAuto -benchtime 400x ./engine/universal/
 
 ## loadtest: rate, burst and concurrency ceilings under load, the service's overhead per request, and

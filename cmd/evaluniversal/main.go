@@ -1,27 +1,28 @@
-// Command evaluniversal measures the universal extractor (engine/universal) on the development set
-// of the shared corpus (`make eval-universal`):
+// Command evaluniversal measures the universal extractor (engine/universal) on its development set
+// (`make eval-universal`): fixtures/evaluniversal/devset.yaml and the pages of the shared corpus it
+// names, read at run time, plus the corpus's Zyte-labelled product pages and Readability's test pages.
 //
-//   - news/: 40 articles with Readability's expected article HTML and metadata. Text precision,
-//     recall and F1 are the overlap of word 4-gram shingles (counted with multiplicity) between
-//     our parse=text output and the text of the expected article, averaged over pages. Words are
-//     runs of letters and digits, lower-cased; each Han, kana or Hangul character is a word.
-//     Title, author and published are exact-match rates over the pages whose expectation has the
-//     field, compared after collapsing white space and case, and: a title also matches when the
-//     expected one is ours followed by a separator and a trailing site name (we strip those, spec
-//     2.4); an author after a leading "By"/"Par"/"Von"; published as the same instant (or the same
-//     wall-clock time or date when one side has no zone).
-//   - the product pages with a *.expected.json (Zyte's product-extraction benchmark ground truth):
-//     match rates of structured.product price (to the cent), sku and availability, over the pages
-//     whose ground truth has the field.
-//   - timing of parse=auto per news page (best of 3 runs): median and p99.
+//   - Article text: precision, recall and F1 of word 4-gram shingles (counted with multiplicity)
+//     between the parse=text output and the expected body, per page, averaged over pages (the
+//     article-extraction benchmark's method). Words are runs of letters and digits, lower-cased;
+//     each Han, kana or Hangul character is a word. Three groups: the pages whose expected body we
+//     wrote (ours and corpus pages), Readability's test pages (their expected text is Readability's
+//     own output, which favours go-readability), and all of them.
+//   - Products: structured.product price, sku and availability, each field's F1 over the product
+//     pages: a value equal to the expected one is a true positive; a value given where none is
+//     expected, or a wrong one, a false positive; an expected value not given (or wrong) a false
+//     negative. Prices compare as decimals (to the cent), sku exactly, availability by its
+//     schema.org name.
+//   - Time: median and p90 milliseconds per page of parse=text (article pages) and parse=auto (all
+//     pages), best of 3 runs of each page.
 //
-// Usage: evaluniversal [-corpus DIR] [-v]
+// Every figure is printed per candidate main-text extractor (-candidates, default all).
+//
+// Usage: evaluniversal [-corpus DIR] [-devset DIR] [-candidates a,b] [-v]
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,8 +39,8 @@ import (
 	"asa/engine/universal"
 )
 
-// pageURL is where the news pages are taken to live: Readability's test pages have no URL, and its
-// own test suite uses this one.
+// pageURL is where Readability's test pages are taken to live: they have no URL, and its own test
+// suite uses this one.
 const pageURL = "http://fakehost/test/page.html"
 
 func main() {
@@ -50,23 +51,92 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("evaluniversal", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	corpus := fs.String("corpus", "../shared/corpus", "the shared corpus")
+	dir := fs.String("devset", "fixtures/evaluniversal", "the development set (devset.yaml and our pages)")
+	cands := fs.String("candidates", "", "comma-separated main-text extractors to measure (default: all of "+strings.Join(candidateNames(), ", ")+")")
 	verbose := fs.Bool("v", false, "one line per page")
+	fs.StringVar(&diffPage, "diff", "", "with -v: for the article pages whose name contains this, the lines missing from the output (-) and the lines it has beyond the expected body (+)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if _, err := os.Stat(filepath.Join(*corpus, "news")); err != nil {
+	if _, err := os.Stat(filepath.Join(*corpus, "MANIFEST.tsv")); err != nil {
 		fmt.Fprintf(stderr, "evaluniversal: no corpus at %s (pass -corpus DIR): %v\n", *corpus, err)
 		return 1
 	}
-	if err := news(*corpus, *verbose, stdout); err != nil {
+	ds, err := loadDevset(*dir, *corpus)
+	if err != nil {
 		fmt.Fprintf(stderr, "evaluniversal: %v\n", err)
 		return 1
 	}
-	if err := products(*corpus, *verbose, stdout); err != nil {
+	names := candidateNames()
+	if *cands != "" {
+		names = strings.Split(*cands, ",")
+	}
+	count := map[string]int{}
+	for _, a := range ds.Articles {
+		count["a."+a.kind]++
+	}
+	for _, p := range ds.Products {
+		count["p."+p.kind]++
+	}
+	fmt.Fprintf(stdout, "development set: %d article pages (%d ours, %d corpus with our expected body, %d Readability test pages); %d product pages (%d ours, %d corpus with our expectations, %d Zyte-labelled)\n",
+		len(ds.Articles), count["a.own"], count["a.corpus"], count["a.readability"], len(ds.Products), count["p.own"], count["p.corpus"], count["p.zyte"])
+	var exs []universal.Extractor
+	for _, name := range names {
+		ex, ok := universal.ParseExtractor(name)
+		if !ok {
+			fmt.Fprintf(stderr, "evaluniversal: unknown candidate %q (known: %s)\n", name, strings.Join(candidateNames(), ", "))
+			return 2
+		}
+		exs = append(exs, ex)
+	}
+	for _, ex := range exs {
+		if err := evaluate(ds, ex, *verbose, stdout); err != nil {
+			fmt.Fprintf(stderr, "evaluniversal: %v\n", err)
+			return 1
+		}
+	}
+	if err := timing(ds, exs, stdout); err != nil {
 		fmt.Fprintf(stderr, "evaluniversal: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// diffPage is the -diff flag.
+var diffPage string
+
+// lineDiff shows the runs of words of want whose 4-gram shingles got lacks (-) and the runs of got
+// that want lacks (+).
+func lineDiff(got, want string) string {
+	var b strings.Builder
+	runs := func(sign string, a, other string) {
+		w := Words(a)
+		have := shingles(other)
+		i := 0
+		for i+4 <= len(w) {
+			if have[strings.Join(w[i:i+4], " ")] > 0 {
+				i++
+				continue
+			}
+			j := i
+			for j+4 <= len(w) && have[strings.Join(w[j:j+4], " ")] == 0 {
+				j++
+			}
+			fmt.Fprintf(&b, "      %s %.200s\n", sign, strings.Join(w[i:min(j+3, len(w))], " "))
+			i = j + 3
+		}
+	}
+	runs("-", want, got)
+	runs("+", got, want)
+	return b.String()
+}
+
+func candidateNames() []string {
+	var out []string
+	for _, e := range universal.Extractors {
+		out = append(out, string(e))
+	}
+	return out
 }
 
 type expectedMeta struct {
@@ -91,200 +161,245 @@ func (r rate) String() string {
 	return fmt.Sprintf("%.3f (%d/%d)", float64(r.ok)/float64(r.n), r.ok, r.n)
 }
 
-func news(corpus string, verbose bool, w io.Writer) error {
-	pages, err := NewsPages(corpus)
-	if err != nil {
-		return err
+// prf sums per-page precision, recall and F1.
+type prf struct {
+	p, r, f float64
+	n       int
+}
+
+func (s *prf) add(p, r, f float64) { s.p, s.r, s.f, s.n = s.p+p, s.r+r, s.f+f, s.n+1 }
+
+func (s prf) String() string {
+	if s.n == 0 {
+		return "n/a"
 	}
-	var sp, sr, sf float64
+	n := float64(s.n)
+	return fmt.Sprintf("precision %.3f  recall %.3f  F1 %.3f  (%d pages)", s.p/n, s.r/n, s.f/n, s.n)
+}
+
+// fieldScore counts one product field's true and false positives and false negatives.
+type fieldScore struct{ tp, fp, fn int }
+
+func (s *fieldScore) add(got, want string, equal func(a, b string) bool) bool {
+	switch {
+	case got != "" && want != "" && equal(got, want):
+		s.tp++
+		return true
+	case got != "" && want != "":
+		s.fp++
+		s.fn++
+	case got != "":
+		s.fp++
+	case want != "":
+		s.fn++
+	default:
+		return true
+	}
+	return false
+}
+
+func (s fieldScore) String() string {
+	p, r := 0.0, 0.0
+	if s.tp+s.fp > 0 {
+		p = float64(s.tp) / float64(s.tp+s.fp)
+	}
+	if s.tp+s.fn > 0 {
+		r = float64(s.tp) / float64(s.tp+s.fn)
+	}
+	f := 0.0
+	if p+r > 0 {
+		f = 2 * p * r / (p + r)
+	}
+	return fmt.Sprintf("F1 %.3f  (precision %.3f recall %.3f; tp %d fp %d fn %d)", f, p, r, s.tp, s.fp, s.fn)
+}
+
+// timed runs f three times and keeps the fastest run.
+func timed(f func()) time.Duration {
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		t0 := time.Now()
+		f()
+		best = min(best, time.Since(t0))
+	}
+	return best
+}
+
+func evaluate(ds *devset, ex universal.Extractor, verbose bool, w io.Writer) error {
+	fmt.Fprintf(w, "\ncandidate %s: %s\n", ex, ex.Describe())
+	var ours, held, readab, all prf
 	var title, author, published rate
-	var times []time.Duration
-	for _, pg := range pages {
-		raw, err := os.ReadFile(pg)
+	for _, a := range ds.Articles {
+		raw, err := os.ReadFile(a.path)
 		if err != nil {
 			return err
 		}
-		stem := strings.TrimSuffix(pg, ".html")
-		want, err := expectedText(stem + ".expected.html")
-		if err != nil {
-			return err
+		u := a.URL
+		if u == "" {
+			u = pageURL
 		}
-		var meta expectedMeta
-		if b, err := os.ReadFile(stem + ".expected-metadata.json"); err == nil {
-			if err := json.Unmarshal(b, &meta); err != nil {
-				return fmt.Errorf("%s: %w", stem+".expected-metadata.json", err)
-			}
-		}
-		var res *universal.Result
-		best := time.Duration(math.MaxInt64)
-		for range 3 {
-			t0 := time.Now()
-			res, err = universal.Extract(raw, "text/html", pageURL, universal.Auto)
-			best = min(best, time.Since(t0))
-		}
-		times = append(times, best)
+		res, err := universal.ExtractWith(raw, "text/html", u, universal.Text, ex)
 		got := ""
 		if err == nil {
 			got = res.Text
+		}
+		p, r, f := PRF(got, a.want)
+		all.add(p, r, f)
+		if a.kind == "readability" {
+			readab.add(p, r, f)
 		} else {
-			res = &universal.Result{}
+			ours.add(p, r, f)
 		}
-		p, r, f := PRF(got, want)
-		sp, sr, sf = sp+p, sr+r, sf+f
-		line := fmt.Sprintf("%-34s F1 %.3f (P %.3f R %.3f) %5.1f ms", filepath.Base(pg), f, p, r, ms(best))
-		if meta.Title != nil && *meta.Title != "" {
-			ok := TitleMatch(res.Title, *meta.Title)
-			title.add(ok)
-			if !ok {
-				line += fmt.Sprintf("\n    title     got %q want %q", res.Title, *meta.Title)
-			}
+		if a.Heldout {
+			held.add(p, r, f)
 		}
-		if meta.Byline != nil && *meta.Byline != "" {
-			ok := AuthorMatch(res.Metadata.Author, *meta.Byline)
-			author.add(ok)
-			if !ok {
-				line += fmt.Sprintf("\n    author    got %q want %q", res.Metadata.Author, *meta.Byline)
-			}
+		auto, err := universal.ExtractWith(raw, "text/html", u, universal.Auto, ex)
+		if err != nil {
+			auto = &universal.Result{}
 		}
-		if meta.PublishedTime != nil && *meta.PublishedTime != "" {
-			ok := DateMatch(res.Metadata.Published, *meta.PublishedTime)
-			published.add(ok)
-			if !ok {
-				line += fmt.Sprintf("\n    published got %q want %q", res.Metadata.Published, *meta.PublishedTime)
-			}
+		line := fmt.Sprintf("  %-12s %-34s F1 %.3f (P %.3f R %.3f)", a.kind, a.Name, f, p, r)
+		if a.kind == "readability" {
+			line += readabilityMeta(a.path, auto, &title, &author, &published)
 		}
 		if verbose {
 			fmt.Fprintln(w, line)
+			if diffPage != "" && strings.Contains(a.Name, diffPage) {
+				fmt.Fprint(w, lineDiff(got, a.want))
+			}
 		}
 	}
-	n := float64(len(pages))
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	fmt.Fprintf(w, "news articles: %d pages (%s/news), extractor go-readability (readeck) via engine/universal\n", len(pages), corpus)
-	fmt.Fprintf(w, "  text       precision %.3f  recall %.3f  F1 %.3f   (word 4-gram shingles, mean over pages; target F1 >= 0.95)\n", sp/n, sr/n, sf/n)
-	fmt.Fprintf(w, "  title      exact match %s   (target >= 0.9)\n", title)
-	fmt.Fprintf(w, "  author     exact match %s\n", author)
-	fmt.Fprintf(w, "  published  exact match %s   (target >= 0.9)\n", published)
-	fmt.Fprintf(w, "  parse=auto median %.1f ms  p99 %.1f ms per page   (best of 3 runs; target median < 20 ms)\n",
-		ms(percentile(times, 0.5)), ms(percentile(times, 0.99)))
-	return nil
-}
-
-// NewsPages lists the article pages of corpus/news that have Readability's expected article
-// (page.expected.html beside page.html). The other news pages carry other expectations (the
-// Postlight parser's page.expected.json) that this measure does not read.
-func NewsPages(corpus string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(corpus, "news", "*", "*.expected.html"))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, f := range files {
-		page := strings.TrimSuffix(f, ".expected.html") + ".html"
-		if _, err := os.Stat(page); err == nil {
-			out = append(out, page)
-		}
-	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		return nil, errors.New("no news pages")
-	}
-	return out, nil
-}
-
-func products(corpus string, verbose bool, w io.Writer) error {
-	f, err := os.Open(filepath.Join(corpus, "MANIFEST.tsv"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.Comma, r.LazyQuotes, r.FieldsPerRecord = '\t', true, -1
-	rows, err := r.ReadAll()
-	if err != nil {
-		return err
-	}
-	var price, sku, avail rate    // over every page
-	var mPrice, mSKU, mAvail rate // over the pages with a schema.org (or OpenGraph) product
-	found, pages := 0, 0
-	for _, row := range rows {
-		if len(row) < 4 || row[3] != "product-expected" || !strings.HasSuffix(row[0], ".expected.json") {
-			continue
-		}
-		expPath := filepath.Join(corpus, row[0])
-		pagePath := strings.TrimSuffix(expPath, ".expected.json") + ".html"
-		var exp map[string]any
-		b, err := os.ReadFile(expPath)
+	var price, sku, avail fieldScore
+	for _, pc := range ds.Products {
+		raw, err := os.ReadFile(pc.path)
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(b, &exp); err != nil {
-			return fmt.Errorf("%s: %w", expPath, err)
-		}
-		raw, err := os.ReadFile(pagePath)
-		if err != nil {
-			return err
-		}
-		pages++
-		u, _ := exp["url"].(string)
-		res, err := universal.Extract(raw, "text/html", u, universal.Auto)
+		res, err := universal.ExtractWith(raw, "text/html", pc.URL, universal.Auto, ex)
 		var pr universal.Product
-		marked := err == nil && res.Structured != nil && res.Structured.Product != nil
-		if marked {
+		if err == nil && res.Structured != nil && res.Structured.Product != nil {
 			pr = *res.Structured.Product
-			found++
 		}
-		both := func(all, m *rate, ok bool) {
-			all.add(ok)
-			if marked {
-				m.add(ok)
-			}
+		gotPrice := ""
+		if pr.Price != nil {
+			gotPrice = strconv.FormatFloat(*pr.Price, 'f', -1, 64)
 		}
-		line := fmt.Sprintf("%-70s", row[0])
-		if want := firstString(exp["price"]); want != "" {
-			wp, perr := strconv.ParseFloat(strings.TrimSpace(want), 64)
-			ok := perr == nil && pr.Price != nil && math.Abs(*pr.Price-wp) < 0.005
-			both(&price, &mPrice, ok)
-			line += fmt.Sprintf(" price %s(%s)", mark(ok), strings.TrimSpace(want))
-		}
-		if want := firstString(exp["sku"]); want != "" {
-			ok := pr.SKU != nil && strings.TrimSpace(*pr.SKU) == strings.TrimSpace(want)
-			both(&sku, &mSKU, ok)
-			line += fmt.Sprintf(" sku %s", mark(ok))
-		}
-		if want := firstString(exp["availability"]); want != "" {
-			ok := pr.Availability != nil && strings.EqualFold(*pr.Availability, strings.TrimSpace(want))
-			both(&avail, &mAvail, ok)
-			line += fmt.Sprintf(" availability %s", mark(ok))
-		}
+		line := fmt.Sprintf("  %-6s %-70s", pc.kind, pc.Name)
+		ok := price.add(gotPrice, pc.Expect["price"], samePrice)
+		line += fmt.Sprintf(" price %s(%s/%s)", mark(ok), gotPrice, pc.Expect["price"])
+		ok = sku.add(deref(pr.SKU), pc.Expect["sku"], func(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpace(b) })
+		line += fmt.Sprintf(" sku %s(%s/%s)", mark(ok), deref(pr.SKU), pc.Expect["sku"])
+		ok = avail.add(deref(pr.Availability), pc.Expect["availability"], strings.EqualFold)
+		line += fmt.Sprintf(" availability %s(%s/%s)", mark(ok), deref(pr.Availability), pc.Expect["availability"])
 		if verbose {
 			fmt.Fprintln(w, line)
 		}
 	}
-	fmt.Fprintf(w, "product pages with Zyte ground truth: %d; structured.product found on %d (the others carry no schema.org or OpenGraph product markup)\n", pages, found)
-	fmt.Fprintf(w, "  price        match %-14s   on pages with markup %s\n", price, mPrice)
-	fmt.Fprintf(w, "  sku          match %-14s   on pages with markup %s\n", sku, mSKU)
-	fmt.Fprintf(w, "  availability match %-14s   on pages with markup %s\n", avail, mAvail)
+	fmt.Fprintf(w, "  text, our expected bodies     %s\n", ours)
+	fmt.Fprintf(w, "    of which held out           %s\n", held)
+	fmt.Fprintf(w, "  text, Readability test pages  %s\n", readab)
+	fmt.Fprintf(w, "  text, all article pages       %s\n", all)
+	fmt.Fprintf(w, "  Readability pages metadata    title %s  author %s  published %s\n", title, author, published)
+	fmt.Fprintf(w, "  product price          %s\n", price)
+	fmt.Fprintf(w, "  product sku            %s\n", sku)
+	fmt.Fprintf(w, "  product availability   %s\n", avail)
 	return nil
 }
+
+// timing measures every candidate on every page, the candidates in turn on each page, so that a
+// change in the machine's load weighs on all of them alike (best of 3 runs of each).
+func timing(ds *devset, exs []universal.Extractor, w io.Writer) error {
+	text := make([][]time.Duration, len(exs))
+	auto := make([][]time.Duration, len(exs))
+	run := func(path, u string, mode universal.Mode, into [][]time.Duration) error {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, ex := range exs {
+			into[i] = append(into[i], timed(func() { _, _ = universal.ExtractWith(raw, "text/html", u, mode, ex) }))
+		}
+		return nil
+	}
+	for _, a := range ds.Articles {
+		u := a.URL
+		if u == "" {
+			u = pageURL
+		}
+		if err := run(a.path, u, universal.Text, text); err != nil {
+			return err
+		}
+		if err := run(a.path, u, universal.Auto, auto); err != nil {
+			return err
+		}
+	}
+	for _, pc := range ds.Products {
+		if err := run(pc.path, pc.URL, universal.Auto, auto); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\ntime per page (best of 3 runs, candidates in turn on each page)\n")
+	for i, ex := range exs {
+		sortDur(text[i])
+		sortDur(auto[i])
+		fmt.Fprintf(w, "  %-26s parse=text median %5.1f ms  p90 %5.1f ms (%d pages)   parse=auto median %5.1f ms  p90 %5.1f ms (%d pages)\n",
+			ex, ms(percentile(text[i], 0.5)), ms(percentile(text[i], 0.9)), len(text[i]), ms(percentile(auto[i], 0.5)), ms(percentile(auto[i], 0.9)), len(auto[i]))
+	}
+	return nil
+}
+
+// readabilityMeta scores the title, author and published time against Readability's expected
+// metadata (page.expected-metadata.json), and says what missed.
+func readabilityMeta(page string, res *universal.Result, title, author, published *rate) string {
+	var meta expectedMeta
+	b, err := os.ReadFile(strings.TrimSuffix(page, ".html") + ".expected-metadata.json")
+	if err != nil || json.Unmarshal(b, &meta) != nil {
+		return ""
+	}
+	line := ""
+	if meta.Title != nil && *meta.Title != "" {
+		ok := TitleMatch(res.Title, *meta.Title)
+		title.add(ok)
+		if !ok {
+			line += fmt.Sprintf("\n    title     got %q want %q", res.Title, *meta.Title)
+		}
+	}
+	if meta.Byline != nil && *meta.Byline != "" {
+		ok := AuthorMatch(res.Metadata.Author, *meta.Byline)
+		author.add(ok)
+		if !ok {
+			line += fmt.Sprintf("\n    author    got %q want %q", res.Metadata.Author, *meta.Byline)
+		}
+	}
+	if meta.PublishedTime != nil && *meta.PublishedTime != "" {
+		ok := DateMatch(res.Metadata.Published, *meta.PublishedTime)
+		published.add(ok)
+		if !ok {
+			line += fmt.Sprintf("\n    published got %q want %q", res.Metadata.Published, *meta.PublishedTime)
+		}
+	}
+	return line
+}
+
+// samePrice compares two prices as decimals, to the cent.
+func samePrice(a, b string) bool {
+	x, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	y, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	return err1 == nil && err2 == nil && math.Abs(x-y) < 0.005
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func sortDur(d []time.Duration) { sort.Slice(d, func(i, j int) bool { return d[i] < d[j] }) }
 
 func mark(ok bool) string {
 	if ok {
 		return "ok"
 	}
 	return "MISS"
-}
-
-func firstString(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []any:
-		if len(v) > 0 {
-			s, _ := v[0].(string)
-			return s
-		}
-	}
-	return ""
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -79,3 +79,16 @@ func TestCorpusNews(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExtractText runs parse=text (the main text alone) over every news page of the corpus;
+// one op is one page.
+func BenchmarkExtractText(b *testing.B) {
+	pages := newsPages(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := universal.Extract(pages[i%len(pages)], "text/html", "http://fakehost/test/page.html", universal.Text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

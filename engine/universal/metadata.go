@@ -273,12 +273,35 @@ func cleanByline(s string) string {
 	return s
 }
 
-// unescape decodes entities left in values that were escaped twice ("&amp;#39;").
+// unescape decodes entities left in values that were escaped once or more ("&amp;", "&amp;amp;",
+// "&amp;#39;"): up to three rounds, each only while an entity is left.
 func unescape(s string) string {
-	if strings.IndexByte(s, '&') < 0 {
-		return s
+	for range 3 {
+		if !hasEntity(s) {
+			return s
+		}
+		s = html.UnescapeString(s)
 	}
-	return html.UnescapeString(s)
+	return s
+}
+
+// hasEntity reports an HTML entity in s: & followed by a name or a number and ;.
+func hasEntity(s string) bool {
+	for i := strings.IndexByte(s, '&'); i >= 0; {
+		j := i + 1
+		for j < len(s) && j-i <= 32 && (s[j] == '#' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+			j++
+		}
+		if j > i+1 && j < len(s) && s[j] == ';' {
+			return true
+		}
+		k := strings.IndexByte(s[i+1:], '&')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
+	}
+	return false
 }
 
 func looksURL(s string) bool {

@@ -8,14 +8,21 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
+// maxItemRefs bounds the itemref targets read on one page.
+const maxItemRefs = 64
+
 // maxItemDepth bounds the nesting of microdata items followed (a hostile page can nest thousands).
 const maxItemDepth = 16
 
 // microdataItem reads the microdata item rooted at n (an element with itemscope) into the shape
 // dom.JSONLD gives JSON-LD objects: "@type" (the last segment of each itemtype URL) and one key
 // per property, a single value or a []any when the property repeats. Nested items are maps.
-// itemref is not followed.
-func microdataItem(n *html.Node, base *url.URL, depth int) map[string]any {
+// itemref is followed through ids (the page's elements by id): shops put a product's offers in a
+// buy box outside the element that carries its itemscope.
+//
+// refs bounds the itemref targets read on the whole page (each may be a large subtree, and a page
+// could make many items point at the same one).
+func microdataItem(n *html.Node, base *url.URL, ids map[string]*html.Node, refs *int, depth int) map[string]any {
 	if depth > maxItemDepth {
 		return nil
 	}
@@ -34,41 +41,62 @@ func microdataItem(n *html.Node, base *url.URL, depth int) map[string]any {
 	if id := attr(n, "itemid"); id != "" {
 		item["@id"] = id
 	}
-	var walk func(c *html.Node)
+	var visit func(c *html.Node)
+	var walk func(parent *html.Node)
+	visit = func(c *html.Node) {
+		if c.Type != html.ElementNode {
+			return
+		}
+		props := strings.Fields(attr(c, "itemprop"))
+		_, scope := attrOK(c, "itemscope")
+		if len(props) > 0 {
+			var v any
+			if scope {
+				if sub := microdataItem(c, base, ids, refs, depth+1); sub != nil {
+					v = sub
+				}
+			} else {
+				v = propValue(c, base)
+			}
+			if v != nil {
+				for _, p := range props {
+					addProp(item, p, v)
+				}
+			}
+		}
+		if scope {
+			return // its descendants belong to that item
+		}
+		switch c.DataAtom {
+		case atom.Script, atom.Style, atom.Template:
+			return
+		}
+		walk(c)
+	}
 	walk = func(parent *html.Node) {
 		for c := parent.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			props := strings.Fields(attr(c, "itemprop"))
-			_, scope := attrOK(c, "itemscope")
-			if len(props) > 0 {
-				var v any
-				if scope {
-					if sub := microdataItem(c, base, depth+1); sub != nil {
-						v = sub
-					}
-				} else {
-					v = propValue(c, base)
-				}
-				if v != nil {
-					for _, p := range props {
-						addProp(item, p, v)
-					}
-				}
-			}
-			if scope {
-				continue // its descendants belong to that item
-			}
-			switch c.DataAtom {
-			case atom.Script, atom.Style, atom.Template:
-				continue
-			}
-			walk(c)
+			visit(c)
 		}
 	}
 	walk(n)
+	for _, id := range strings.Fields(attr(n, "itemref")) {
+		// A referenced element inside n, or n itself, would be read twice.
+		if ref := ids[id]; ref != nil && ref != n && *refs > 0 && !isAncestor(n, ref) && !isAncestor(ref, n) {
+			*refs--
+			visit(ref)
+		}
+	}
 	return item
+}
+
+// isAncestor reports whether a is an ancestor of n.
+func isAncestor(a, n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
 }
 
 // propValue is an element's microdata property value (HTML's rules, plus the content attribute on

@@ -23,7 +23,15 @@ type page struct {
 	timePub   string // <time pubdate> or <time itemprop=datePublished>
 	jsonld    []map[string]any
 	microdata []map[string]any
+	// microRecs says which microdata items sit in a recommendation block (a slider of other
+	// products, "customers also bought"): never the page's product.
+	microRecs []bool
+	// fallback is the product read from the page's own data and text when it has no schema.org or
+	// OpenGraph product (product.go); computed during the scan, since the tree is pruned after it.
+	fallback *Product
 
+	prod    *Product // markupProduct, once computed
+	prodSet bool
 	sites   []string         // siteNames, once computed
 	objs    []map[string]any // objects, once computed
 	ldObjs  []map[string]any // their JSON-LD part
@@ -35,12 +43,28 @@ func scan(doc *html.Node, base *url.URL) *page {
 	p := &page{base: base, meta: map[string]string{}}
 	seen := map[string]int{} // link href -> index in p.links
 	baseSeen := false        // only the first <base href> counts
+	ids := map[string]*html.Node{}
+	var scopes []*html.Node
+	var h1 *html.Node
+	var scripts []string
+	scriptBytes := 0
 	n := doc
 	for n != nil {
 		descend := true
 		if n.Type == html.ElementNode {
+			if id := attr(n, "id"); id != "" {
+				if _, dup := ids[id]; !dup {
+					ids[id] = n
+				}
+			}
 			switch n.DataAtom {
-			case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Svg, atom.Math:
+			case atom.Script:
+				descend = false
+				if t := scriptText(n); t != "" && scriptBytes+len(t) <= maxScriptBytes && productScript(n, t) {
+					scriptBytes += len(t)
+					scripts = append(scripts, t)
+				}
+			case atom.Style, atom.Template, atom.Noscript, atom.Svg, atom.Math:
 				descend = false
 			case atom.Html:
 				p.lang = attr(n, "lang")
@@ -63,6 +87,7 @@ func scan(doc *html.Node, base *url.URL) *page {
 			case atom.H1:
 				if p.h1 == "" {
 					p.h1 = clean(nodeText(n))
+					h1 = n
 				}
 			case atom.Time:
 				if p.timePub == "" {
@@ -75,9 +100,7 @@ func scan(doc *html.Node, base *url.URL) *page {
 			}
 			if _, scope := attrOK(n, "itemscope"); scope {
 				if _, prop := attrOK(n, "itemprop"); !prop {
-					if it := microdataItem(n, p.base, 0); it != nil {
-						p.microdata = append(p.microdata, it)
-					}
+					scopes = append(scopes, n)
 				}
 			}
 		}
@@ -92,9 +115,20 @@ func scan(doc *html.Node, base *url.URL) *page {
 			n = n.NextSibling
 		}
 	}
+	// Microdata once every id is known: itemref may point forward.
+	refs := maxItemRefs
+	for _, n := range scopes {
+		if it := microdataItem(n, p.base, ids, &refs, 0); it != nil {
+			p.microdata = append(p.microdata, it)
+			p.microRecs = append(p.microRecs, inRecommendations(n))
+		}
+	}
 	p.jsonld = dom.JSONLD(doc)
 	if p.links == nil {
 		p.links = []Link{}
+	}
+	if m := p.markupProduct(); m == nil || m.Price == nil || m.SKU == nil || m.Availability == nil {
+		p.fallback = p.pageProduct(doc, h1, scripts, m != nil)
 	}
 	return p
 }

@@ -23,8 +23,11 @@ type Structured struct {
 	Breadcrumbs  []Breadcrumb  `json:"breadcrumbs,omitempty"`
 }
 
-// Product is a schema.org Product with its first priced Offer. Price is a number, Currency an ISO
-// 4217 code, Availability the schema.org ItemAvailability name (InStock, OutOfStock, PreOrder ...).
+// Product is the page's product: a schema.org Product (the variant the URL selects of a
+// ProductGroup) with its first Offer priced above 0, else OpenGraph's product tags, and what the
+// markup lacks (or all of it, on a shop page without markup) read from the page's own data, text
+// and URL. Price is a number, Currency an ISO 4217 code, Availability the schema.org
+// ItemAvailability name (InStock, OutOfStock, PreOrder ...): InStock when any offer is.
 type Product struct {
 	Name         *string  `json:"name"`
 	SKU          *string  `json:"sku"`
@@ -38,6 +41,10 @@ type Product struct {
 	Image        *string  `json:"image"`
 	Rating       *float64 `json:"rating"`
 	ReviewsCount *int64   `json:"reviews_count"`
+	// Sources says where each value was read, by field: json-ld, microdata, opengraph (the page's
+	// markup), next-data, data-layer, attributes (its own data), page-text (the price block near
+	// the title, a SKU label, a stock line) or url (the id in its URL).
+	Sources map[string]string `json:"sources"`
 }
 
 // Article is a schema.org Article or one of its kinds (NewsArticle, BlogPosting ...): Type names
@@ -55,7 +62,8 @@ type Article struct {
 	Keywords  []string `json:"keywords"`
 }
 
-// Recipe is a schema.org Recipe. Times are ISO 8601 durations as the page gives them (PT1H30M).
+// Recipe is a schema.org Recipe. Times are ISO 8601 durations, normalised (PT1H30M) from whatever
+// the page wrote ("P0DT1H30M", "PT5400S", "PT0D4H45M", "35 minuti", "1 hr 20 mins").
 type Recipe struct {
 	Name         *string  `json:"name"`
 	Author       *string  `json:"author"`
@@ -205,10 +213,11 @@ func types(o map[string]any) []string {
 	return nil
 }
 
+// hasType compares type names without case: pages write "product" as often as "Product".
 func hasType(o map[string]any, names ...string) bool {
 	for _, t := range types(o) {
 		for _, n := range names {
-			if t == n {
+			if strings.EqualFold(t, n) {
 				return true
 			}
 		}
@@ -252,11 +261,7 @@ func isOrganizationType(o map[string]any) bool {
 // structured normalises the page's main entities.
 func (p *page) structured() *Structured {
 	s := &Structured{}
-	if o := p.entity(isProductType); o != nil {
-		s.Product = product(o)
-	} else {
-		s.Product = p.ogProduct()
-	}
+	s.Product = p.product()
 	if o := p.entity(isArticleType); o != nil {
 		s.Article = articleOf(o)
 	}
@@ -278,38 +283,6 @@ func (p *page) structured() *Structured {
 	return s
 }
 
-func product(o map[string]any) *Product {
-	pr := &Product{
-		Name:  opt(txt(o["name"])),
-		SKU:   opt(firstNonEmpty(str(o["sku"]), str(o["productID"]))),
-		GTIN:  opt(gtin(o)),
-		MPN:   opt(str(o["mpn"])),
-		Brand: opt(name(o["brand"])),
-		URL:   opt(str(o["url"])),
-		Image: opt(imageURL(o["image"])),
-	}
-	if pr.Brand == nil {
-		pr.Brand = opt(name(o["manufacturer"]))
-	}
-	if off := bestOffer(o["offers"]); off != nil {
-		price, currency := offerPrice(off)
-		pr.Price = price
-		pr.Currency = opt(currency)
-		pr.Availability = opt(availability(off["availability"]))
-		if pr.SKU == nil {
-			pr.SKU = opt(str(off["sku"]))
-		}
-		if pr.GTIN == nil {
-			pr.GTIN = opt(gtin(off))
-		}
-		if pr.URL == nil {
-			pr.URL = opt(str(off["url"]))
-		}
-	}
-	pr.Rating, pr.ReviewsCount = rating(o["aggregateRating"])
-	return pr
-}
-
 // ogProduct reads OpenGraph's product tags (og:type product, product:price:amount ...) when
 // the page has no schema.org Product.
 func (p *page) ogProduct() *Product {
@@ -329,62 +302,18 @@ func (p *page) ogProduct() *Product {
 		URL:          opt(m["og:url"]),
 		Image:        opt(m["og:image"]),
 	}
-	if f, ok := number(amount); ok {
+	if f, ok := priceNumber(amount, deref(pr.Currency)); ok && f > 0 {
 		pr.Price = &f
 	}
+	pr.setSources(srcOpenGraph)
 	return pr
 }
 
-// bestOffer picks the offer to report: the first one that has a price (an AggregateOffer's
-// lowPrice counts), else the first.
-func bestOffer(v any) map[string]any {
-	var first map[string]any
-	for _, e := range list(v) {
-		m, ok := e.(map[string]any)
-		if !ok {
-			continue
-		}
-		if p, _ := offerPrice(m); p == nil && m["offers"] != nil {
-			// An AggregateOffer, or an Offer wrapping the priced one (eBay's microdata).
-			if inner := bestOffer(m["offers"]); inner != nil {
-				if p, _ := offerPrice(inner); p != nil {
-					return inner
-				}
-			}
-		}
-		if first == nil {
-			first = m
-		}
-		if p, _ := offerPrice(m); p != nil {
-			return m
-		}
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return first
-}
-
-// offerPrice reads price (else lowPrice, else a priceSpecification's price) and its currency.
-func offerPrice(off map[string]any) (*float64, string) {
-	cur := str(off["priceCurrency"])
-	pv := off["price"]
-	if empty(pv) {
-		pv = off["lowPrice"]
-	}
-	if empty(pv) {
-		for _, e := range list(off["priceSpecification"]) {
-			if m, ok := e.(map[string]any); ok && !empty(m["price"]) {
-				pv = m["price"]
-				if cur == "" {
-					cur = str(m["priceCurrency"])
-				}
-				break
-			}
-		}
-	}
-	price, ok := number(pv)
-	if !ok {
-		return nil, currency(cur, str(pv))
-	}
-	return &price, currency(cur, str(pv))
+	return *s
 }
 
 // number reads a schema.org number: a JSON number, a plain decimal string ("87.11", "1299"), or a
@@ -448,20 +377,6 @@ var availabilities = func() map[string]string {
 	}
 	return m
 }()
-
-// availability maps "https://schema.org/InStock", "InStock", "in stock" or "in_stock" to InStock.
-func availability(v any) string {
-	s := str(v)
-	if s == "" {
-		return ""
-	}
-	key := strings.ToLower(typeName(s))
-	key = strings.NewReplacer(" ", "", "_", "", "-", "").Replace(key)
-	if a, ok := availabilities[key]; ok {
-		return a
-	}
-	return s
-}
 
 // gtin is the first GTIN-like identifier: gtin, gtin13, gtin12 (UPC), gtin14, gtin8, isbn.
 func gtin(o map[string]any) string {
@@ -546,11 +461,11 @@ func recipe(o map[string]any) *Recipe {
 		Name:         opt(txt(o["name"])),
 		Author:       opt(personNames(o["author"])),
 		Description:  opt(unescape(clean(str(o["description"])))),
-		Ingredients:  texts(firstPresent(o["recipeIngredient"], o["ingredients"])),
+		Ingredients:  ingredients(firstPresent(o["recipeIngredient"], o["ingredients"])),
 		Instructions: instructions(o["recipeInstructions"]),
-		PrepTime:     opt(str(o["prepTime"])),
-		CookTime:     opt(str(o["cookTime"])),
-		TotalTime:    opt(str(o["totalTime"])),
+		PrepTime:     opt(isoDuration(str(o["prepTime"]))),
+		CookTime:     opt(isoDuration(str(o["cookTime"]))),
+		TotalTime:    opt(isoDuration(str(o["totalTime"]))),
 		Yields:       opt(strs(o["recipeYield"], ", ")),
 		Category:     opt(strs(o["recipeCategory"], ", ")),
 		Cuisine:      opt(strs(o["recipeCuisine"], ", ")),

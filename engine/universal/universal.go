@@ -21,7 +21,7 @@ const Endpoint = "universal.get"
 
 // Version is the extractor version sent as Asa-Extractor-Version (universal@Version). Major: a
 // breaking change of the output; minor: a new field or mode; patch: better extraction.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // Mode is the parse parameter.
 type Mode string
@@ -113,6 +113,12 @@ const (
 // Errors are *errcode.Error extraction_failed: a PDF, an image or another binary body; a page
 // with neither title nor text (parse=auto); no main text (parse=text and markdown).
 func Extract(page []byte, contentType, pageURL string, mode Mode) (res *Result, err error) {
+	return ExtractWith(page, contentType, pageURL, mode, DefaultExtractor)
+}
+
+// ExtractWith is Extract with a chosen main-text extractor: the candidates are measured side by
+// side by cmd/evaluniversal.
+func ExtractWith(page []byte, contentType, pageURL string, mode Mode, ex Extractor) (res *Result, err error) {
 	if mode == JSON || mode == "" {
 		mode = Auto
 	}
@@ -152,23 +158,23 @@ func Extract(page []byte, contentType, pageURL string, mode Mode) (res *Result, 
 	case kindText:
 		return extractText(res, body)
 	case kindXML:
-		return extractXML(res, body)
+		return extractXML(res, body, ex)
 	}
 	doc, err := dom.ParseHTML(body)
 	if err != nil {
 		return nil, &errcode.Error{Code: errcode.ExtractionFailed, Message: "the page could not be parsed as HTML", Cause: err}
 	}
-	return extractHTML(res, doc, base)
+	return extractHTML(res, doc, base, ex)
 }
 
 // extractHTML fills res from a parsed page; doc is consumed (the main-content extractor prunes it).
-func extractHTML(res *Result, doc *html.Node, base *url.URL) (*Result, error) {
+func extractHTML(res *Result, doc *html.Node, base *url.URL, ex Extractor) (*Result, error) {
 	var pg *page
 	if res.Mode == Auto {
 		// Everything read from the whole page, before the content extractor prunes the tree.
 		pg = scan(doc, base)
 	}
-	art := mainContent(doc, base)
+	art := mainContent(doc, base, ex)
 	switch res.Mode {
 	case Text:
 		res.Text = art.text()
@@ -233,7 +239,7 @@ func extractText(res *Result, body []byte) (*Result, error) {
 }
 
 // extractXML reads a feed or another XML document: its first title and its text.
-func extractXML(res *Result, body []byte) (*Result, error) {
+func extractXML(res *Result, body []byte, ex Extractor) (*Result, error) {
 	doc, err := dom.ParseXML(body)
 	if err != nil {
 		// Not well-formed: read it as HTML, which never fails.
@@ -241,7 +247,7 @@ func extractXML(res *Result, body []byte) (*Result, error) {
 		if herr != nil {
 			return nil, &errcode.Error{Code: errcode.ExtractionFailed, Message: "the page could not be parsed", Cause: err}
 		}
-		return extractHTML(res, hdoc, nil)
+		return extractHTML(res, hdoc, nil, ex)
 	}
 	text := dom.Text(dom.Navigator(doc))
 	title := ""
