@@ -466,7 +466,7 @@ func formatDate(t time.Time, hasTime bool) (string, bool) {
 func parseAnyDate(s string, order dateOrder, loc *time.Location) (time.Time, bool, bool) {
 	for _, l := range dateLayouts {
 		if t, err := time.ParseInLocation(l.layout, s, loc); err == nil {
-			return t, l.hasTime, true
+			return usZone(t, l.layout), l.hasTime, true
 		}
 	}
 	if allDigits(s) {
@@ -487,6 +487,24 @@ func parseAnyDate(s string, order dateOrder, loc *time.Location) (time.Time, boo
 		return time.Time{}, false, false
 	}
 	return parseTextDate(s, order, loc)
+}
+
+// usZones are the North American zone names pages print in dates ("Mon Aug 03 12:45:00 EDT 2015"),
+// in hours east of UTC. Go reads a zone name it does not know as UTC with that name.
+var usZones = map[string]int{"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7}
+
+// usZone gives t, parsed with a layout that names its zone, the offset of a North American zone
+// name Go read as UTC.
+func usZone(t time.Time, layout string) time.Time {
+	if !strings.Contains(layout, "MST") {
+		return t
+	}
+	name, off := t.Zone()
+	h, ok := usZones[name]
+	if !ok || off != 0 {
+		return t
+	}
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.FixedZone(name, h*3600))
 }
 
 func allDigits(s string) bool {

@@ -135,6 +135,9 @@ func TestParseDateInZone(t *testing.T) {
 		{"13/03/2024 14:30", "%d/%m/%Y %H:%M", tokyo, "2024-03-13T05:30:00Z"},
 		{"2019年3月8日", "", tokyo, "2019-03-08"},
 		{"2024-03-13", "", ny, "2024-03-13"},
+		{"Mon Aug 03 12:45:00 EDT 2015", "", time.UTC, "2015-08-03T16:45:00Z"}, // a zone name wins
+		{"Wed, 09 Mar 2016 10:00:00 PST", "", tokyo, "2016-03-09T18:00:00Z"},
+		{"Wed, 09 Mar 2016 10:00:00 GMT", "", tokyo, "2016-03-09T10:00:00Z"},
 	}
 	for _, c := range cases {
 		got, ok := parseDateIn(c.in, c.hint, c.loc)

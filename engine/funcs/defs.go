@@ -562,7 +562,8 @@ func (s *Set) definitions() []def {
 				"day-first. Relative dates (`3 days ago`) are not read: they depend on the current time. The third " +
 				"argument is an IANA time zone (`America/New_York`) in which a time of day written without a zone " +
 				"is read (else UTC), for a site that shows its local time (`3:33 PM ET`); pass `\"\"` as the layout " +
-				"to keep the automatic formats. A date alone stays a date.",
+				"to keep the automatic formats. A date alone stays a date. The North American zone names EST, EDT, CST, " +
+				"CDT, MST, MDT, PST and PDT are read with their offsets.",
 			types: []any{tA, tAS, tASS},
 			fn: func(args ...any) (any, error) {
 				if err := arity("parseDate", args, 1, 3); err != nil {
