@@ -189,7 +189,7 @@ func year2(n int, digits int) int {
 }
 
 // parseTextDate finds the first date written in s.
-func parseTextDate(s string, order dateOrder) (time.Time, bool, bool) {
+func parseTextDate(s string, order dateOrder, loc *time.Location) (time.Time, bool, bool) {
 	toks := tokenizeDate(s)
 	// Drop filler and ordinal suffixes ("13th", "1er", "13 de marzo de 2024") and the '.' and
 	// ',' that follow numbers and abbreviations, so that patterns can be written plainly.
@@ -288,7 +288,7 @@ func parseTextDate(s string, order dateOrder) (time.Time, bool, bool) {
 			continue
 		}
 		date := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-		if tt, ok := parseClock(t[next:], date); ok {
+		if tt, ok := parseClock(t[next:], date, loc); ok {
 			return tt, true, true
 		}
 		return date, false, true
@@ -301,8 +301,8 @@ var clockWords = map[string]bool{"at": true, "um": true, "à": true, "a": true, 
 	"alle": true, "om": true, "o": true, "kl": true, "t": true, "saat": true, "в": true}
 
 // parseClock reads "10:00", "10:00:05", "3:04 PM", optionally followed by a zone (Z, UTC, GMT,
-// +01:00) at the start of t, and applies it to date.
-func parseClock(t []dtok, date time.Time) (time.Time, bool) {
+// +01:00) at the start of t, and applies it to date; a clock without a zone is read in loc.
+func parseClock(t []dtok, date time.Time, loc *time.Location) (time.Time, bool) {
 	i := 0
 	for i < len(t) && (t[i].kind == 'w' && clockWords[t[i].s] || t[i].kind == 'p' && (t[i].s == "," || t[i].s == "-")) {
 		i++
@@ -341,17 +341,22 @@ func parseClock(t []dtok, date time.Time) (time.Time, bool) {
 	if h > 23 || mi > 59 || sec > 60 {
 		return time.Time{}, false
 	}
-	offset := 0
+	offset, zoned := 0, false
 	if i < len(t) {
 		switch {
 		case t[i].kind == 'w' && (t[i].s == "z" || t[i].s == "utc" || t[i].s == "gmt"):
+			zoned = true
 			i++
 			if i < len(t) && t[i].kind == 'p' && (t[i].s == "+" || t[i].s == "-") {
 				offset = zoneOffset(t[i:])
 			}
 		case t[i].kind == 'p' && (t[i].s == "+" || t[i].s == "-"):
+			zoned = true
 			offset = zoneOffset(t[i:])
 		}
+	}
+	if !zoned {
+		return time.Date(date.Year(), date.Month(), date.Day(), h, mi, sec, 0, loc), true
 	}
 	tt := time.Date(date.Year(), date.Month(), date.Day(), h, mi, sec, 0, time.UTC)
 	return tt.Add(-time.Duration(offset) * time.Second), true
@@ -409,6 +414,12 @@ var localeLike = regexp.MustCompile(`^[a-zA-Z]{2,3}(?:[_-][a-zA-Z0-9]{2,4})?$`)
 // order of numeric dates ("en_GB": 03/04/2024 is 3 April), or "".
 // Text longer than MaxDateText has no date.
 func parseDate(s, hint string) (string, bool) {
+	return parseDateIn(s, hint, time.UTC)
+}
+
+// parseDateIn is parseDate reading a time of day written without a zone in loc (a site's own
+// time zone) instead of UTC.
+func parseDateIn(s, hint string, loc *time.Location) (string, bool) {
 	if len(s) > MaxDateText {
 		return "", false
 	}
@@ -425,13 +436,13 @@ func parseDate(s, hint string) (string, bool) {
 			layout = strftimeToGo(hint)
 		}
 		var err error
-		t, err = time.Parse(layout, s)
+		t, err = time.ParseInLocation(layout, s, loc)
 		if err != nil {
 			return "", false
 		}
 		hasTime, ok = layoutHasTime(layout), true
 	default:
-		t, hasTime, ok = parseAnyDate(s, slashOrder(hint))
+		t, hasTime, ok = parseAnyDate(s, slashOrder(hint), loc)
 	}
 	if !ok {
 		return "", false
@@ -452,10 +463,10 @@ func formatDate(t time.Time, hasTime bool) (string, bool) {
 	return t.Format("2006-01-02"), true
 }
 
-func parseAnyDate(s string, order dateOrder) (time.Time, bool, bool) {
+func parseAnyDate(s string, order dateOrder, loc *time.Location) (time.Time, bool, bool) {
 	for _, l := range dateLayouts {
-		if t, err := time.Parse(l.layout, s); err == nil {
-			return t, l.hasTime, true
+		if t, err := time.ParseInLocation(l.layout, s, loc); err == nil {
+			return usZone(t, l.layout), l.hasTime, true
 		}
 	}
 	if allDigits(s) {
@@ -475,7 +486,25 @@ func parseAnyDate(s string, order dateOrder) (time.Time, bool, bool) {
 		}
 		return time.Time{}, false, false
 	}
-	return parseTextDate(s, order)
+	return parseTextDate(s, order, loc)
+}
+
+// usZones are the North American zone names pages print in dates ("Mon Aug 03 12:45:00 EDT 2015"),
+// in hours east of UTC. Go reads a zone name it does not know as UTC with that name.
+var usZones = map[string]int{"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7}
+
+// usZone gives t, parsed with a layout that names its zone, the offset of a North American zone
+// name Go read as UTC.
+func usZone(t time.Time, layout string) time.Time {
+	if !strings.Contains(layout, "MST") {
+		return t
+	}
+	name, off := t.Zone()
+	h, ok := usZones[name]
+	if !ok || off != 0 {
+		return t
+	}
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.FixedZone(name, h*3600))
 }
 
 func allDigits(s string) bool {

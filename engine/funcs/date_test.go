@@ -2,6 +2,7 @@ package funcs
 
 import (
 	"testing"
+	"time"
 )
 
 func TestParseDate(t *testing.T) {
@@ -105,6 +106,44 @@ func TestParseDate(t *testing.T) {
 				t.Errorf("parseDate(%q, %q) = %q, %v; want %q", c.in, c.hint, got, ok, c.want)
 			}
 		})
+	}
+}
+
+// With a zone, a time of day written without one is the site's local time; a written zone or
+// offset still wins, and a date alone stays a date.
+func TestParseDateInZone(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		in, hint string
+		loc      *time.Location
+		want     string
+	}{
+		{"December 15, 2016 3:33 PM ET", "", ny, "2016-12-15T20:33:00Z"}, // EST, UTC-5
+		{"2022-10-17T16:01:26", "", ny, "2022-10-17T20:01:26Z"},          // EDT, UTC-4
+		{"2022-10-17 16:01", "", ny, "2022-10-17T20:01:00Z"},
+		{"2022-10-17T16:01:26-04:00", "", tokyo, "2022-10-17T20:01:26Z"}, // the written offset wins
+		{"2022-10-17T16:01:26Z", "", tokyo, "2022-10-17T16:01:26Z"},
+		{"Mar 13, 2024, 2:30 PM GMT", "", tokyo, "2024-03-13T14:30:00Z"},
+		{"2019年3月8日 9:30", "", tokyo, "2019-03-08T00:30:00Z"},
+		{"13/03/2024 14:30", "%d/%m/%Y %H:%M", tokyo, "2024-03-13T05:30:00Z"},
+		{"2019年3月8日", "", tokyo, "2019-03-08"},
+		{"2024-03-13", "", ny, "2024-03-13"},
+		{"Mon Aug 03 12:45:00 EDT 2015", "", time.UTC, "2015-08-03T16:45:00Z"}, // a zone name wins
+		{"Wed, 09 Mar 2016 10:00:00 PST", "", tokyo, "2016-03-09T18:00:00Z"},
+		{"Wed, 09 Mar 2016 10:00:00 GMT", "", tokyo, "2016-03-09T10:00:00Z"},
+	}
+	for _, c := range cases {
+		got, ok := parseDateIn(c.in, c.hint, c.loc)
+		if got != c.want || !ok {
+			t.Errorf("parseDateIn(%q, %q, %s) = %q, %v; want %q", c.in, c.hint, c.loc, got, ok, c.want)
+		}
 	}
 }
 

@@ -1,9 +1,12 @@
 package funcs
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
+	_ "time/tzdata" // parseDate's zones must not depend on the machine's zoneinfo
 )
 
 // Documentation sections, in the order docs/functions.md shows them.
@@ -37,6 +40,7 @@ var (
 	tA    = new(func(any) any)
 	tAA   = new(func(any, any) any)
 	tAS   = new(func(any, string) any)
+	tASS  = new(func(any, string, string) any)
 	tSI   = new(func(string, int) any)
 	tVar  = new(func(...any) any)
 	tBool = new(func(string, string) bool)
@@ -561,7 +565,7 @@ func (s *Set) definitions() []def {
 
 		// Dates and durations.
 		{
-			name: "parseDate", group: groupDates, sig: "parseDate(x [, layout]) → string | nil",
+			name: "parseDate", group: groupDates, sig: "parseDate(x [, layout [, zone]]) → string | nil",
 			summary: "The date in x as `2006-01-02`, or as RFC 3339 in UTC (`2006-01-02T15:04:05Z`) when x has a " +
 				"time of day. Reads RFC 3339 / ISO 8601, RFC 1123 (HTTP), `20240313`, Unix timestamps (numbers or " +
 				"digit strings; milliseconds and microseconds are recognised by size), numeric dates (`13.03.2024`, " +
@@ -572,11 +576,25 @@ func (s *Set) definitions() []def {
 				"after them. The second argument is either a layout, Go (`02.01.2006`) or strftime (`%d.%m.%Y`), " +
 				"which is then the only format tried, or a locale that orders ambiguous slashed dates: `03/04/2024` " +
 				"is March 4 without a locale or with `en_US`, April 3 with `en_GB`, `de`, ... Dots and dashes are " +
-				"day-first. Relative dates (`3 days ago`) are not read: they depend on the current time.",
-			types: []any{tA, tAS},
+				"day-first. Relative dates (`3 days ago`) are not read: they depend on the current time. The third " +
+				"argument is an IANA time zone (`America/New_York`) in which a time of day written without a zone " +
+				"is read (else UTC), for a site that shows its local time (`3:33 PM ET`); pass `\"\"` as the layout " +
+				"to keep the automatic formats. A date alone stays a date. The North American zone names EST, EDT, CST, " +
+				"CDT, MST, MDT, PST and PDT are read with their offsets.",
+			types: []any{tA, tAS, tASS},
 			fn: func(args ...any) (any, error) {
-				if err := arity("parseDate", args, 1, 2); err != nil {
+				if err := arity("parseDate", args, 1, 3); err != nil {
 					return nil, err
+				}
+				if str, ok := args[0].(string); ok && len(str) > MaxDateText {
+					return nil, nil // refused before the zone is loaded: no work on over-long text
+				}
+				loc := time.UTC
+				if z := optString(args, 2); z != "" {
+					var err error
+					if loc, err = time.LoadLocation(z); err != nil {
+						return nil, fmt.Errorf("parseDate: zone %q: %w", z, err) // the sitedef's mistake
+					}
 				}
 				if _, isStr := args[0].(string); !isStr {
 					if f, ok := floatOf(args[0]); ok {
@@ -591,7 +609,7 @@ func (s *Set) definitions() []def {
 				if !ok {
 					return nil, nil
 				}
-				return orNil(parseDate(str, optString(args, 1)))
+				return orNil(parseDateIn(str, optString(args, 1), loc))
 			},
 			examples: ex(
 				`parseDate("2024-03-13T10:00:00+01:00")`, `"2024-03-13T09:00:00Z"`,
@@ -607,6 +625,8 @@ func (s *Set) definitions() []def {
 				`parseDate("03/04/2024", "en_GB")`, `"2024-04-03"`,
 				`parseDate("13/03/2024 14:30", "%d/%m/%Y %H:%M")`, `"2024-03-13T14:30:00Z"`,
 				`parseDate("Mar 13, 2024, 2:30 PM")`, `"2024-03-13T14:30:00Z"`,
+				`parseDate("Mar 13, 2024, 2:30 PM ET", "", "America/New_York")`, `"2024-03-13T18:30:00Z"`,
+				`parseDate("2024-03-13T10:00:00+01:00", "", "America/New_York")`, `"2024-03-13T09:00:00Z"`,
 				`parseDate(1710324000)`, `"2024-03-13T10:00:00Z"`,
 				`parseDate("yesterday")`, `null`,
 			),
