@@ -19,10 +19,7 @@ import (
 
 	"asa/api"
 	"asa/engine"
-	"asa/engine/fixture"
-	"asa/engine/registry"
 	"asa/fixtures"
-	"asa/sitedefs"
 	"asa/store"
 )
 
@@ -75,14 +72,7 @@ func startAppStores(t *testing.T, rp *replay) (base, live, test string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, diags := registry.Load(engine.New(), sitedefs.FS)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	sb, err := fixture.NewSandbox(fixtures.FS, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, sb := shipped(t)
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{RequestTimeout: 10 * time.Second, ShutdownTimeout: 5 * time.Second},
 		api.Deps{Registry: reg, Sandbox: sb, Live: rp, Auth: backend, Ledger: backend,

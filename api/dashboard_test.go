@@ -74,10 +74,31 @@ func (c *dashClock) add(d time.Duration) {
 }
 
 var (
-	dashRegOnce sync.Once
-	dashReg     *registry.Registry
-	dashSandbox *fixture.Sandbox
+	shippedOnce    sync.Once
+	shippedReg     *registry.Registry
+	shippedSandbox *fixture.Sandbox
+	shippedErr     error
 )
+
+// shipped is the embedded catalogue and its sandbox, compiled once for every test of the package
+// that serves it: a registry is read-only once loaded (a server shares one between all its
+// requests), and compiling the whole catalogue is seconds under -race, each time.
+func shipped(t testing.TB) (*registry.Registry, *fixture.Sandbox) {
+	t.Helper()
+	shippedOnce.Do(func() {
+		reg, diags := registry.Load(engine.New(), sitedefs.FS)
+		if diags.HasErrors() {
+			shippedErr = diags
+			return
+		}
+		shippedReg = reg
+		shippedSandbox, shippedErr = fixture.NewSandbox(fixtures.FS, reg)
+	})
+	if shippedErr != nil {
+		t.Fatal(shippedErr)
+	}
+	return shippedReg, shippedSandbox
+}
 
 func startDashboard(t *testing.T, publicURL string, tune func(*api.DashboardConfig)) *dashEnv {
 	t.Helper()
@@ -87,17 +108,7 @@ func startDashboard(t *testing.T, publicURL string, tune func(*api.DashboardConf
 // startDash starts the server; with batches, the batch endpoints and their worker run too.
 func startDash(t *testing.T, publicURL string, tune func(*api.DashboardConfig), batches bool) *dashEnv {
 	t.Helper()
-	dashRegOnce.Do(func() {
-		reg, diags := registry.Load(engine.New(), sitedefs.FS)
-		if diags.HasErrors() {
-			panic(diags.Error())
-		}
-		sb, err := fixture.NewSandbox(fixtures.FS, reg)
-		if err != nil {
-			panic(err)
-		}
-		dashReg, dashSandbox = reg, sb
-	})
+	dashReg, dashSandbox := shipped(t)
 	e := &dashEnv{logs: &dashLog{}, clock: &dashClock{t: time.Now()}}
 	e.dbPath = filepath.Join(t.TempDir(), "asa.db")
 	db, err := store.Open(context.Background(), e.dbPath)
@@ -734,6 +745,7 @@ func TestDocsAndCatalogue(t *testing.T) {
 	}
 	cat := b.get("/catalogue")
 	mustStatus(t, "/catalogue", cat, http.StatusOK)
+	dashReg, _ := shipped(t)
 	for _, id := range dashReg.IDs() {
 		plan := dashReg.Plan(id)
 		row := regexp.MustCompile(`(?s)<tr data-endpoint="` + regexp.QuoteMeta(id) + `">.*?</tr>`).FindString(cat.body)

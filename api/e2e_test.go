@@ -114,10 +114,7 @@ func startFarm(t *testing.T, opts fetch.Options, plan string, requestTimeout tim
 		t.Fatal(err)
 	}
 	t.Cleanup(client.Close)
-	reg, diags := registry.Load(engine.New(), os.DirFS("../sitedefs"))
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	reg, _ := shipped(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{logs: &syncBuffer{}, target: &target{hold: make(chan struct{})}, cancel: cancel, done: make(chan error, 1)}
 	e.dbPath = filepath.Join(t.TempDir(), "asa.db")

@@ -15,10 +15,7 @@ import (
 
 	"asa/api"
 	"asa/docs"
-	"asa/engine"
 	"asa/engine/errcode"
-	"asa/engine/registry"
-	"asa/sitedefs"
 	"asa/store"
 )
 
@@ -31,10 +28,7 @@ func startDocsServer(t *testing.T, dashboard bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, diags := registry.Load(engine.New(), sitedefs.FS)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
+	reg, _ := shipped(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -14,11 +14,6 @@ import (
 	"time"
 
 	"asa/api"
-	"asa/engine"
-	"asa/engine/fixture"
-	"asa/engine/registry"
-	"asa/fixtures"
-	"asa/sitedefs"
 	"asa/store"
 )
 
@@ -49,14 +44,7 @@ func startSandbox(t *testing.T) *sandboxEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, diags := registry.Load(engine.New(), sitedefs.FS)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	sb, err := fixture.NewSandbox(fixtures.FS, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, sb := shipped(t)
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{RequestTimeout: 10 * time.Second, ShutdownTimeout: 5 * time.Second},
 		api.Deps{Registry: reg, Sandbox: sb, Auth: backend, Ledger: backend, Batches: db,

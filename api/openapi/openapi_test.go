@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -19,6 +20,7 @@ import (
 	"asa/api"
 	"asa/api/openapi"
 	"asa/engine"
+	"asa/engine/diag"
 	"asa/engine/fixture"
 	"asa/engine/registry"
 	"asa/fixtures"
@@ -26,13 +28,20 @@ import (
 	"asa/store"
 )
 
+var (
+	loadOnce  sync.Once
+	loadedReg *registry.Registry
+	loadDiags diag.List
+)
+
+// load compiles the embedded catalogue once for the package's tests (a registry is read-only).
 func load(t *testing.T) *registry.Registry {
 	t.Helper()
-	reg, diags := registry.Load(engine.New(), sitedefs.FS)
-	if diags.HasErrors() {
-		t.Fatal(diags)
+	loadOnce.Do(func() { loadedReg, loadDiags = registry.Load(engine.New(), sitedefs.FS) })
+	if loadDiags.HasErrors() {
+		t.Fatal(loadDiags)
 	}
-	return reg
+	return loadedReg
 }
 
 func build(t *testing.T, reg *registry.Registry) (raw []byte, doc map[string]any) {
