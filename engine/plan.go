@@ -237,28 +237,17 @@ func compileOrdered(src string) *orderedXPath {
 		}
 		return o
 	}
-	if !strings.HasPrefix(s, "(") {
-		return nil
-	}
-	end := matching(s, 0)
-	if end < 0 || !strings.HasPrefix(s[end+1:], "[") {
-		return nil
-	}
-	pend := matching(s, end+1)
-	if pend < 0 {
-		return nil
-	}
-	pos, last, ok := position(s[end+2 : pend])
+	group, pos, last, rest, ok := splitGroup(s)
 	if !ok {
 		return nil
 	}
-	g, err := newXPathSel(s[1:end])
+	g, err := newXPathSel(group)
 	if err != nil {
 		return nil
 	}
 	g.native = compileNative(g.src)
 	o.group, o.pos, o.last = g, pos, last
-	if rest := s[pend+1:]; rest != "" {
+	if rest != "" {
 		if o.rest, err = newXPathSel("." + rest); err != nil {
 			return nil
 		}

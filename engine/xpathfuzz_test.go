@@ -244,23 +244,6 @@ func antchfxEval(src string, root, c *html.Node) any {
 	return collect(e.Evaluate(dom.NavigatorAt(root, c)))
 }
 
-// splitGroup splits (X)[N]rest or (X)[last()]rest.
-func splitGroup(s string) (inner string, pos int, last bool, rest string, ok bool) {
-	if !strings.HasPrefix(s, "(") {
-		return
-	}
-	end := matching(s, 0)
-	if end < 0 || !strings.HasPrefix(s[end+1:], "[") {
-		return
-	}
-	pend := matching(s, end+1)
-	if pend < 0 {
-		return
-	}
-	pos, last, ok = position(s[end+2 : pend])
-	return s[1:end], pos, last, s[pend+1:], ok
-}
-
 func collect(v any) any {
 	it, ok := v.(*xpath.NodeIterator)
 	if !ok {

@@ -92,19 +92,11 @@ func parseNativePath(s string) *nativePath {
 	single := true
 	switch {
 	case strings.HasPrefix(s, "("):
-		end := matching(s, 0)
-		if end < 0 || !strings.HasPrefix(s[end+1:], "[") {
-			return nil
-		}
-		pend := matching(s, end+1)
-		if pend < 0 {
-			return nil
-		}
-		pos, last, ok := position(s[end+2 : pend])
+		group, pos, last, rest, ok := splitGroup(s)
 		if !ok {
 			return nil
 		}
-		inner := compileNative(s[1:end])
+		inner := compileNative(group)
 		if inner == nil || inner.wrapper != "" {
 			return nil
 		}
@@ -114,7 +106,7 @@ func parseNativePath(s string) *nativePath {
 			}
 		}
 		p.group, p.groupPos, p.groupLast = inner, pos, last
-		s = s[pend+1:]
+		s = rest
 		if s == "" {
 			return p
 		}
@@ -258,6 +250,24 @@ func numericPred(s string) bool {
 		return numericPred(s[4 : len(s)-1])
 	}
 	return strings.HasPrefix(s, "count(") || strings.HasPrefix(s, "string-length(")
+}
+
+// splitGroup splits a group with a position, (X)[N]rest or (X)[last()]rest; ok is false for
+// anything else.
+func splitGroup(s string) (inner string, pos int, last bool, rest string, ok bool) {
+	if !strings.HasPrefix(s, "(") {
+		return
+	}
+	end := matching(s, 0)
+	if end < 0 || !strings.HasPrefix(s[end+1:], "[") {
+		return
+	}
+	pend := matching(s, end+1)
+	if pend < 0 {
+		return
+	}
+	pos, last, ok = position(s[end+2 : pend])
+	return s[1:end], pos, last, s[pend+1:], ok
 }
 
 // position parses a positional predicate: a positive integer, or last().
