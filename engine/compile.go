@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
@@ -36,6 +35,8 @@ var (
 type compiler struct {
 	want  *indexWant
 	env   types.Map
+	// envKey is env's canonical form, the expression cache's key; empty when env changed since.
+	envKey string
 	eng   *Engine
 	file  string
 	pos   sitedef.Positions
@@ -77,11 +78,20 @@ func (c *compiler) where(ptr any) (file string, line, col int, note string) {
 }
 
 // expr compiles an expression held at *ptr, reporting problems at its position.
-func (c *compiler) expr(ptr *string, what string, opts ...expr.Option) *vm.Program {
+func (c *compiler) expr(ptr *string, what string) *vm.Program {
+	return c.exprAs(ptr, what, false)
+}
+
+// exprBool compiles an expression that must yield a boolean (when, require, match).
+func (c *compiler) exprBool(ptr *string, what string) *vm.Program {
+	return c.exprAs(ptr, what, true)
+}
+
+func (c *compiler) exprAs(ptr *string, what string, asBool bool) *vm.Program {
 	if ptr == nil || strings.TrimSpace(*ptr) == "" {
 		return nil
 	}
-	p, err := c.compileExpr(*ptr, opts...)
+	p, err := c.compileExpr(*ptr, asBool)
 	if err != nil {
 		if cm, ok := c.cut[reflectAddr(ptr)]; ok {
 			// The precise version of exprErr's hint: the comment YAML removed is known.
@@ -104,9 +114,17 @@ func exprMsg(err error) string {
 	return err.Error()
 }
 
-func (c *compiler) compileExpr(code string, opts ...expr.Option) (*vm.Program, error) {
-	all := append(append([]expr.Option{expr.Env(c.env)}, c.eng.opts...), opts...)
-	return expr.Compile(code, all...)
+func (c *compiler) compileExpr(code string, asBool bool) (*vm.Program, error) {
+	if c.envKey == "" {
+		c.envKey = envKey(c.env)
+	}
+	return c.eng.compileExpr(code, c.env, c.envKey, asBool)
+}
+
+// setEnv replaces the expressions' environment (and forgets its cache key).
+func (c *compiler) setEnv(env types.Map) {
+	c.env = env
+	c.envKey = ""
 }
 
 func exprErr(err error) string {
@@ -125,7 +143,7 @@ func (c *compiler) template(ptr *string, what string) *template {
 	if ptr == nil || *ptr == "" {
 		return nil
 	}
-	t, err := parseTemplate(*ptr, func(code string) (*vm.Program, error) { return c.compileExpr(code) })
+	t, err := parseTemplate(*ptr, func(code string) (*vm.Program, error) { return c.compileExpr(code, false) })
 	if err != nil {
 		c.errAt(ptr, "%s: %s", what, exprErr(err))
 		return nil
@@ -410,9 +428,9 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 		}
 		// normalize runs before the request exists, on the raw value alone (engine/params.go).
 		outer := c.env
-		c.env = types.Map{"value": types.Any}
+		c.setEnv(types.Map{"value": types.Any})
 		pr.normalize = c.expr(&sp.Normalize, "normalize")
-		c.env = outer
+		c.setEnv(outer)
 		if pr.required && pr.def != nil {
 			c.errAt(sp, "parameter %q is required and has a default: pick one", name)
 		}
@@ -439,9 +457,9 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 		}
 		// A constraint sees the validated parameters only (engine/params.go).
 		outer := c.env
-		c.env = types.Map{"params": c.env["params"]}
-		k.require = c.expr(&cs.Require, "require", expr.AsBool())
-		c.env = outer
+		c.setEnv(types.Map{"params": c.env["params"]})
+		k.require = c.exprBool(&cs.Require, "require")
+		c.setEnv(outer)
 		if (k.require == nil) == (len(cs.OneOf) == 0) && cs.Require == "" {
 			c.errAt(cs, "a constraint has require or one_of")
 		}
@@ -493,7 +511,7 @@ func (c *compiler) compileStep(s *sitedef.Step, idx int, sources []*source) *ste
 	default:
 		c.errAt(&s.Parse, "parse %q: html, json, xml or text", s.Parse)
 	}
-	st.when = c.expr(&s.When, "when", expr.AsBool())
+	st.when = c.exprBool(&s.When, "when")
 	switch strings.ToUpper(s.Request.Method) {
 	case "", "GET":
 		st.method = "GET"
@@ -542,7 +560,7 @@ func (c *compiler) compileStep(s *sitedef.Step, idx int, sources []*source) *ste
 func (c *compiler) jsonTemplate(ptr any, v any) any {
 	switch x := v.(type) {
 	case string:
-		t, err := parseTemplate(x, func(code string) (*vm.Program, error) { return c.compileExpr(code) })
+		t, err := parseTemplate(x, func(code string) (*vm.Program, error) { return c.compileExpr(code, false) })
 		if err != nil {
 			c.errAt(ptr, "json: %s", exprErr(err))
 			return x
@@ -590,7 +608,7 @@ func (c *compiler) compileRule(r *sitedef.Rule, site bool) *rule {
 		if site {
 			c.errAt(&r.When, "site rules use match; when is for endpoint output rules")
 		}
-		out.when = c.expr(&r.When, "when", expr.AsBool())
+		out.when = c.exprBool(&r.When, "when")
 	default:
 		c.errAt(r, "rule %q needs match or when", r.ID)
 	}
@@ -622,7 +640,7 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 	out.bodyContains = newLiteral(m.BodyContains)
 	out.bodyRe = newBodyRegexp(c.regex(&m.BodyMatches, "body_matches"))
 	out.finalURL = c.regex(&m.FinalURL, "final_url")
-	out.expr = c.expr(&m.Expr, "match expr", expr.AsBool())
+	out.expr = c.exprBool(&m.Expr, "match expr")
 	for _, x := range []bool{len(m.Any) > 0, len(m.All) > 0, m.Not != nil, len(m.Status) > 0, m.XPath != "", m.BodyContains != "", m.BodyMatches != "", m.FinalURL != "", m.Expr != ""} {
 		if x {
 			n++
@@ -684,7 +702,8 @@ func (c *compiler) compileFields(m *sitedef.Map[sitedef.Field], listParent *fiel
 	// fields.<name> reads the object being built, so each level declares its own names.
 	outer := c.env["fields"]
 	c.env["fields"] = declare(m.Keys)
-	defer func() { c.env["fields"] = outer }()
+	c.envKey = ""
+	defer func() { c.env["fields"] = outer; c.envKey = "" }()
 	m.Each(func(name string, f *sitedef.Field) {
 		out = append(out, c.compileField(name, f, listParent, depth))
 	})
@@ -740,7 +759,7 @@ func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field
 		}
 	}
 	out.post = c.expr(&f.Post, what+" post")
-	out.when = c.expr(&f.When, what+" when", expr.AsBool())
+	out.when = c.exprBool(&f.When, what+" when")
 	out.limit = c.expr(&f.Limit, what+" limit")
 	switch f.Page {
 	case "", "first":

@@ -6,9 +6,16 @@ package engine
 import (
 	"context"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/checker/nature"
+	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/types"
+	"github.com/expr-lang/expr/vm"
 
 	"asa/engine/funcs"
 )
@@ -50,17 +57,92 @@ func (f FetcherFunc) Fetch(ctx context.Context, req *Request) (*Response, error)
 // Engine holds what every plan shares: the expression function set.
 type Engine struct {
 	funcs *funcs.Set
-	opts  []expr.Option
+	// exprConf is the expression compiler's configuration without an environment: the function
+	// table, the builtins left after disabling some, the node cap. It is built once and only read.
+	exprConf *conf.Config
+	// programs caches compiled expressions by source, environment and result kind: the sites of a
+	// family repeat their base's expressions, and a program is immutable, so one compile serves all.
+	progMu   sync.Mutex
+	programs map[string]*vm.Program
 }
 
 // New returns an Engine.
 func New() *Engine {
 	fs := funcs.New()
-	opts := append([]expr.Option{
-		expr.DisableBuiltin("now"),
-		expr.MaxNodes(5000),
-	}, fs.Options()...)
-	return &Engine{funcs: fs, opts: opts}
+	// expr.Compile applies its options to a fresh configuration on every call: with our hundred
+	// functions that was half of loading the catalogue (thousands of expressions). The options are
+	// applied here once, and each compile copies the finished tables (compiling only reads them).
+	c := conf.CreateNew()
+	for _, op := range append([]expr.Option{expr.DisableBuiltin("now"), expr.MaxNodes(5000)}, fs.Options()...) {
+		op(c)
+	}
+	for name := range c.Disabled {
+		delete(c.Builtins, name)
+	}
+	c.Disabled = nil
+	return &Engine{funcs: fs, exprConf: c, programs: map[string]*vm.Program{}}
+}
+
+// compileExpr compiles code in env, as a boolean when asBool. A failure is not cached: the compiler
+// reports it where the expression is written.
+// envKey is envKey(env).
+func (e *Engine) compileExpr(code string, env types.Map, envKey string, asBool bool) (*vm.Program, error) {
+	kind := "v"
+	if asBool {
+		kind = "b"
+	}
+	key := kind + envKey + "\x00" + code
+	e.progMu.Lock()
+	p, ok := e.programs[key]
+	e.progMu.Unlock()
+	if ok {
+		return p, nil
+	}
+	opts := []expr.Option{func(c *conf.Config) {
+		// The shared tables; compiling only reads them.
+		*c = *e.exprConf
+		c.NtCache = nature.Cache{}
+	}, expr.Env(env)}
+	if asBool {
+		opts = append(opts, expr.AsBool())
+	}
+	p, err := expr.Compile(code, opts...)
+	if err != nil {
+		return nil, err
+	}
+	e.progMu.Lock()
+	e.programs[key] = p
+	e.progMu.Unlock()
+	return p, nil
+}
+
+// envKey is a canonical form of an expression environment's types.
+func envKey(env types.Map) string {
+	var b strings.Builder
+	writeEnvKey(&b, env)
+	return b.String()
+}
+
+// writeEnvKey writes a canonical form of an expression environment's types: map keys sorted.
+func writeEnvKey(b *strings.Builder, t types.Type) {
+	m, ok := t.(types.Map)
+	if !ok {
+		b.WriteString(t.String())
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b.WriteByte('{')
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(':')
+		writeEnvKey(b, m[k])
+		b.WriteByte(',')
+	}
+	b.WriteByte('}')
 }
 
 // Funcs returns the expression function set, for docs.

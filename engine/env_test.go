@@ -175,3 +175,35 @@ func TestXMLUnionInDocumentOrder(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestCompiledExpressionsKeepTheirEnvironment: one engine compiles an expression once for every
+// endpoint that writes it in the same environment, but an endpoint where a name it reads does not
+// exist still gets its error, and a boolean context still refuses a non-boolean.
+func TestCompiledExpressionsKeepTheirEnvironment(t *testing.T) {
+	other := strings.Replace(envEndpoint("  b: {expr: 'fields.a'}\n"), "resource: item", "resource: other", 1)
+	fsys := fstest.MapFS{
+		"envs/site.yaml":  {Data: []byte(envSite)},
+		"envs/item.yaml":  {Data: []byte(envEndpoint("  a: {expr: '1'}\n  b: {expr: 'fields.a'}\n  c: {expr: 'fields.a', when: '1'}\n"))},
+		"envs/other.yaml": {Data: []byte(other)},
+	}
+	_, diags := registry.Load(engine.New(), fsys)
+	var errs []string
+	for _, d := range diags {
+		if !d.Warning {
+			errs = append(errs, d.String())
+		}
+	}
+	want := []string{"other.yaml:12:13: error: field b: bad expression: unknown field a", "item.yaml:14:31: error: field c when: bad expression: expected bool"}
+	if len(errs) != len(want) {
+		t.Fatalf("want %d errors, got %q", len(want), errs)
+	}
+	for _, w := range want {
+		found := false
+		for _, e := range errs {
+			found = found || strings.Contains(e, w)
+		}
+		if !found {
+			t.Errorf("no error containing %q in %q", w, errs)
+		}
+	}
+}

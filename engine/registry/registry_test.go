@@ -98,3 +98,13 @@ func TestFamilyDiagnostics(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoadEmbedded is the start-up cost of the whole catalogue: what `asa serve`, `asa extract`
+// and every `asa sitedef` command pay before their first page.
+func BenchmarkLoadEmbedded(b *testing.B) {
+	for b.Loop() {
+		if _, diags := registry.Load(engine.New(), sitedefs.FS); diags.HasErrors() {
+			b.Fatal(diags)
+		}
+	}
+}
