@@ -33,16 +33,16 @@ var (
 )
 
 type compiler struct {
-	want  *indexWant
-	env   types.Map
+	want *indexWant
+	env  types.Map
 	// envKey is env's canonical form, the expression cache's key; empty when env changed since.
 	envKey string
-	eng   *Engine
-	file  string
-	pos   sitedef.Positions
-	cut   map[uintptr]string
-	diags *diag.List
-	steps map[string]int
+	eng    *Engine
+	file   string
+	pos    sitedef.Positions
+	cut    map[uintptr]string
+	diags  *diag.List
+	steps  map[string]int
 	// via is what the file extends, when it was resolved from a base.
 	via *sitedef.BaseRef
 }
