@@ -106,14 +106,18 @@ expect: {output: expected.json}
 		t.Errorf("asa sitedef check: exit %d\n%s", code, out)
 	}
 	// The whole copied tree is replayed without the race detector; under it (make test) only the new
-	// site is, since make test replays the whole real tree anyway and the race detector makes the
-	// thousands of real-page checks take minutes.
+	// site is, fixtures and real pages, since make test replays the whole real tree anyway and the
+	// race detector makes the thousands of checks take minutes.
 	if haveShared && !raceDetector {
 		if code, out := sh("sitedef", "test", "--sitedefs", sd, "--fixtures", fx, "--corpus", corpus); code != 0 {
 			t.Errorf("asa sitedef test --corpus: exit %d\n%s", code, out)
 		}
 	} else {
-		if code, out := sh("sitedef", "test", "--sitedefs", sd, "--fixtures", fx); code != 0 {
+		args := []string{"sitedef", "test", "--sitedefs", sd, "--fixtures", fx}
+		if raceDetector {
+			args = append(args, "--run", "gamma-cooks")
+		}
+		if code, out := sh(args...); code != 0 {
 			t.Errorf("asa sitedef test: exit %d\n%s", code, out)
 		}
 		if code, out := sh("sitedef", "test", "--sitedefs", sd, "--fixtures", fx, "--corpus", corpus, "--run", "gamma-cooks"); code != 0 {
