@@ -79,7 +79,7 @@ func (s *Server) mcpHTTPHandler() (http.Handler, error) {
 			// reverse proxy on loopback whose Host is the public name.
 			DisableLocalhostProtection: true,
 			MaxRequestBodyBytes:        s.cfg.BodyLimit,
-			Logger:                     s.log,
+			Logger:                     mcpserver.SDKLogger(s.log),
 		})
 		// The SDK reads who the caller is from its TokenInfo: the key for the calls, and the key's
 		// id as UserID so that a session (in the SDK's stateful mode) can never change hands.

@@ -133,7 +133,9 @@ func batchSubmitRequest(m map[string]json.RawMessage) (Request, *argError) {
 	var endpoint string
 	_ = json.Unmarshal(m["endpoint"], &endpoint)
 	site, _, _ := strings.Cut(endpoint, ".")
-	if site == "" || strings.ContainsAny(site, "/?#%") {
+	if site == "" || strings.IndexFunc(site, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) >= 0 {
 		// No site to post to: the API answers what is wrong with endpoint.
 		site = "universal"
 	}

@@ -49,7 +49,7 @@ func New(tools []Tool, c Caller, id IdentityFunc, opt Options) *mcp.Server {
 		opt.Instructions = Instructions
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "asa", Title: "asa web-scraping API", Version: opt.Version},
-		&mcp.ServerOptions{Instructions: opt.Instructions, Logger: opt.Logger})
+		&mcp.ServerOptions{Instructions: opt.Instructions, Logger: SDKLogger(opt.Logger)})
 	for i := range tools {
 		t := &tools[i]
 		s.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output,
@@ -57,6 +57,29 @@ func New(tools []Tool, c Caller, id IdentityFunc, opt Options) *mcp.Server {
 	}
 	return s
 }
+
+// SDKLogger is l for the SDK's own lines, warnings and errors only: it logs every connection at
+// info, which over stateless HTTP is every request (the API logs each tool call's request already).
+func SDKLogger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.New(minLevel{l.Handler(), slog.LevelWarn})
+}
+
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= m.min && m.Handler.Enabled(ctx, l)
+}
+
+func (m minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(a), m.min}
+}
+func (m minLevel) WithGroup(g string) slog.Handler { return minLevel{m.Handler.WithGroup(g), m.min} }
 
 func annotations(t *Tool) *mcp.ToolAnnotations {
 	open, destructive := true, false
