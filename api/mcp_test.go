@@ -89,6 +89,36 @@ func toolError(t *testing.T, res *mcp.CallToolResult) map[string]any {
 	return body
 }
 
+// validOutput checks a result's structured content against the tool's output schema and returns
+// it as JSON.
+func validOutput(t *testing.T, cs *mcp.ClientSession, tool string, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema any
+	for _, tl := range tools.Tools {
+		if tl.Name == tool {
+			schema = tl.OutputSchema
+		}
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mem://"+tool+".json", schema); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("mem://" + tool + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	v, _ := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("%s: structured content does not match the output schema: %v\n%s", tool, err, raw)
+	}
+	return raw
+}
+
 func metaInt(res *mcp.CallToolResult, k string) int {
 	f, _ := res.Meta[k].(float64)
 	return int(f)
@@ -147,32 +177,24 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		if body := toolError(t, res); body != nil {
 			t.Fatalf("error %v", body)
 		}
-		if metaInt(res, "asa/cost") != 0 || res.Meta["asa/sandbox_case"] == "" || !strings.HasPrefix(res.Meta["asa/request_id"].(string), "req_") {
+		if metaInt(res, "asa/cost") != 0 || res.Meta["asa/sandbox_case"] == nil || !strings.HasPrefix(res.Meta["asa/request_id"].(string), "req_") {
 			t.Errorf("meta %v", res.Meta)
 		}
-		tools, _ := sandbox.ListTools(context.Background(), nil)
-		var schema any
-		for _, tool := range tools.Tools {
-			if tool.Name == "shop_product" {
-				schema = tool.OutputSchema
-			}
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource("mem://shop_product.json", schema); err != nil {
-			t.Fatal(err)
-		}
-		sch, err := c.Compile("mem://shop_product.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := json.Marshal(res.StructuredContent)
-		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-		if err := sch.Validate(v); err != nil {
-			t.Errorf("structured content does not match the output schema: %v\n%s", err, raw)
-		}
+		validOutput(t, sandbox, "shop_product", res)
 		var text any
 		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &text); err != nil || !reflect.DeepEqual(text, res.StructuredContent) {
 			t.Errorf("the text content is not the structured content (%v)", err)
+		}
+	})
+
+	t.Run("universal_get", func(t *testing.T) {
+		res := callTool(t, sandbox, "universal_get", map[string]any{"url": "https://news.example.com/2024/05/harbour-bridge"})
+		if body := toolError(t, res); body != nil {
+			t.Fatalf("error %v", body)
+		}
+		raw := validOutput(t, sandbox, "universal_get", res)
+		if !strings.Contains(string(raw), `"title"`) || res.Meta["asa/extractor_version"] == nil {
+			t.Errorf("universal answer %s, meta %v", raw, res.Meta)
 		}
 	})
 
@@ -315,5 +337,24 @@ func TestMCPStreamableHTTP(t *testing.T) {
 				t.Error("401 without WWW-Authenticate")
 			}
 		})
+	}
+}
+
+// TestMCPCreditsExhausted: a tool call is refused when the workspace's allowance is spent, as the
+// same HTTP request is, and costs nothing.
+func TestMCPCreditsExhausted(t *testing.T) {
+	e := startBatches(t, batchOpts{plan: store.PlanCustom, credits: 5})
+	cs := mcpSession(t, e.base, "", "api_key="+e.live)
+	first := callTool(t, cs, "shop_product", map[string]any{"query": "AB1234"})
+	if first.IsError || metaInt(first, "asa/cost") != 5 {
+		t.Fatalf("first call: %v %v", first.Content, first.Meta)
+	}
+	second := toolError(t, callTool(t, cs, "shop_product", map[string]any{"query": "AB1234"}))
+	if second == nil || second["error"] != "insufficient_credits" {
+		t.Fatalf("second call: %v", second)
+	}
+	used, err := e.db.CreditsUsed(context.Background(), e.ws.ID, time.Now())
+	if err != nil || used != 5 {
+		t.Errorf("credits used %d (%v), want 5", used, err)
 	}
 }

@@ -129,11 +129,12 @@ func checkSession(t *testing.T, cs *mcp.ClientSession, wantTools []string) {
 }
 
 func TestMCPStdio(t *testing.T) {
-	dbPath := filepath.Join(t.TempDir(), "asa.db")
-	ws, live, test := workspaceKeys(t, dbPath)
 	all := []string{"batch_get", "batch_submit", "shop_product", "shop_reviews", "shop_thread", "universal_get"}
 
 	t.Run("in process", func(t *testing.T) {
+		t.Parallel()
+		dbPath := filepath.Join(t.TempDir(), "asa.db")
+		ws, _, test := workspaceKeys(t, dbPath)
 		cs, stop, stderr := mcpStdio(t, append([]string{"--db", dbPath}, mcpCatalogue...), map[string]string{"ASA_API_KEY": test})
 		checkSession(t, cs, all)
 		if code := stop(); code != 0 {
@@ -148,6 +149,9 @@ func TestMCPStdio(t *testing.T) {
 	})
 
 	t.Run("forwarding to a server", func(t *testing.T) {
+		t.Parallel()
+		dbPath := filepath.Join(t.TempDir(), "asa.db")
+		ws, live, test := workspaceKeys(t, dbPath)
 		addr := freeAddr(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		served := make(chan int, 1)
@@ -181,6 +185,13 @@ func TestMCPStdio(t *testing.T) {
 		if code := stop(); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr.String())
 		}
+		// A tools selection is checked against the server's tools.
+		stderr = &lockedBuffer{}
+		code := cmdMCP(context.Background(), []string{"--server", "http://" + addr, "--tools", "nosuchsite"},
+			func(k string) string { return map[string]string{"ASA_API_KEY": live}[k] }, strings.NewReader(""), io.Discard, stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "names no tool") {
+			t.Errorf("unknown tools: exit %d, %s", code, stderr.String())
+		}
 		stopServe() // the server's request log is written by the time it has stopped
 		if n := requestsOf(t, dbPath, ws.ID, "shop.product") - before; n != 2 {
 			t.Errorf("the server logged %d shop.product requests, want the 2 calls", n)
@@ -193,10 +204,9 @@ func TestMCPStdio(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"no key", []string{"--db", dbPath}, nil, "no API key"},
+		{"no key", []string{"--db", "asa.db"}, nil, "no API key"},
 		{"malformed key", []string{"--api-key", "asa_live_nope"}, nil, "malformed"},
-		{"server and db", []string{"--server", "http://127.0.0.1:1", "--db", dbPath}, map[string]string{"ASA_API_KEY": live}, "in-process mode"},
-		{"unknown tools", append([]string{"--db", dbPath, "--tools", "nosuchsite"}, mcpCatalogue...), map[string]string{"ASA_API_KEY": live}, "names no tool"},
+		{"server and db", []string{"--server", "http://127.0.0.1:1", "--db", "asa.db"}, map[string]string{"ASA_API_KEY": "asa_test_EhUC5soKJjsHkgsWYlphpO4Epj6LoW1TYmT8"}, "in-process mode"},
 		{"flag without value", []string{"--api-key"}, nil, "needs a value"},
 	}
 	for _, tt := range refused {
