@@ -127,7 +127,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 		log = newLogger(cfg, stderr)
 		// stdout is the protocol's: the first run's keys go to stderr.
-		svc, ok := openService(ctx, cfg, log, stderr, stderr)
+		svc, ok := openService(ctx, cfg, log, stderr, stderr, false)
 		if !ok {
 			return 1
 		}

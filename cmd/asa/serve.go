@@ -58,7 +58,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cfg.AllowPrivateNetwork {
 		log.Warn("!!! --allow-private-network is on: fetches may reach loopback and private addresses. Never run a public service like this.")
 	}
-	svc, ok := openService(ctx, cfg, log, stdout, stderr)
+	svc, ok := openService(ctx, cfg, log, stdout, stderr, true)
 	if !ok {
 		return 1
 	}
@@ -118,9 +118,10 @@ func (s *service) close() {
 }
 
 // openService opens the database (creating the first workspace and its keys on an empty one, printed
-// to keysOut), the sandbox, the outbound clients and the API server. Failures are logged; false
-// means the caller exits 1.
-func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut, stderr io.Writer) (*service, bool) {
+// to keysOut), the sandbox, the outbound clients and the API server; web adds the dashboard and
+// the rendered docs, which only a listening server needs. Failures are logged; false means the
+// caller exits 1.
+func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut, stderr io.Writer, web bool) (*service, bool) {
 	svc := &service{}
 	ok := false
 	defer func() {
@@ -166,13 +167,18 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	}
 	svc.closers = append(svc.closers, webhooks.Close)
 	backend := api.NewStoreBackend(db, nil)
+	deps := api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
+		Docs:      docs.FS,
+		Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
+		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
+		Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}}
+	if !web {
+		// asa mcp in process: its calls never reach a page, and the dashboard's password hasher
+		// and the rendered docs cost a start.
+		deps.Docs, deps.Dashboard = nil, api.DashboardConfig{}
+	}
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
-		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""},
-		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
-			Docs:      docs.FS,
-			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
-			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
-			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
+		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""}, deps)
 	svc.srv, svc.db, svc.reg, svc.fixSrc = srv, db, reg, fixSrc
 	ok = true
 	return svc, true
