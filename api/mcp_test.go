@@ -303,12 +303,22 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		}
 	})
 
+	revoked, _, err := e.db.CreateKey(context.Background(), e.ws.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.RevokeKey(context.Background(), e.ws.ID, revoked.Short()); err != nil {
+		t.Fatal(err)
+	}
 	refusals := []struct {
 		name, method, query, key string
 		status                   int
 		code                     string
 	}{
+		{"X-API-Key", http.MethodPost, "", "x:" + e.test, 200, ""},
 		{"no key", http.MethodPost, "", "", 401, "unauthorized"},
+		{"revoked key", http.MethodPost, "", revoked.String(), 401, "revoked"},
+		{"two different keys", http.MethodPost, "api_key=" + e.live, e.test, 400, "invalid_params"},
 		{"unknown key", http.MethodPost, "", "asa_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", 401, "unauthorized"},
 		{"unknown tools", http.MethodPost, "tools=nosuchsite", e.test, 400, "invalid_params"},
 		{"unknown /mcp parameter", http.MethodPost, "colour=red", e.test, 400, "invalid_params"},
@@ -319,7 +329,9 @@ func TestMCPStreamableHTTP(t *testing.T) {
 			req, _ := http.NewRequest(tt.method, e.base+"/mcp?"+tt.query, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
-			if tt.key != "" {
+			if k, ok := strings.CutPrefix(tt.key, "x:"); ok {
+				req.Header.Set("X-API-Key", k)
+			} else if tt.key != "" {
 				req.Header.Set("Authorization", "Bearer "+tt.key)
 			}
 			resp, err := http.DefaultClient.Do(req)
@@ -330,8 +342,14 @@ func TestMCPStreamableHTTP(t *testing.T) {
 			raw, _ := io.ReadAll(resp.Body)
 			var body map[string]any
 			_ = json.Unmarshal(raw, &body)
-			if resp.StatusCode != tt.status || body["error"] != tt.code {
+			if resp.StatusCode != tt.status || tt.code != "" && body["error"] != tt.code {
 				t.Errorf("%d %s, want %d %s", resp.StatusCode, raw, tt.status, tt.code)
+			}
+			if tt.status == 200 {
+				tools, _ := body["result"].(map[string]any)["tools"].([]any)
+				if len(tools) != 6 {
+					t.Errorf("tools/list answered %s", raw)
+				}
 			}
 			if tt.status == 401 && resp.Header.Get("WWW-Authenticate") == "" {
 				t.Error("401 without WWW-Authenticate")
