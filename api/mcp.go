@@ -32,8 +32,8 @@ type mcpState struct {
 	servers map[string]*mcp.Server
 }
 
-// maxMCPSelections bounds the servers kept for distinct tools selections; past it a selection is
-// built for its request and not kept.
+// maxMCPSelections bounds the servers kept for distinct tools selections; past it one is dropped
+// for the new one (the whole catalogue's, "", is never dropped).
 const maxMCPSelections = 64
 
 // registerMCP mounts the MCP server at /mcp. A tool call runs as an in-process request through
@@ -74,6 +74,9 @@ func (s *Server) mcpHTTPHandler() (http.Handler, error) {
 			// held open across a shutdown; tool calls need no server-to-client requests.
 			Stateless:    true,
 			JSONResponse: true,
+			// A call whose client has gone stops fetching (protocol 2026-07-28 and later; older
+			// clients' calls end at the request timeout).
+			PropagateRequestCancellation: true,
 			// The localhost guard is for MCP servers without authentication; every call here needs
 			// an API key (in a header or the query, never a cookie), and asa often runs behind a
 			// reverse proxy on loopback whose Host is the public name.
@@ -127,9 +130,15 @@ func (s *Server) mcpServer(selection string) (*mcp.Server, error) {
 		return mcpserver.Identity{Key: key, RemoteAddr: remote}
 	}, mcpserver.Options{Version: openapi.Version, Logger: s.log})
 	s.mcp.mu.Lock()
-	if len(s.mcp.servers) < maxMCPSelections {
-		s.mcp.servers[canon] = srv
+	if len(s.mcp.servers) >= maxMCPSelections {
+		for k := range s.mcp.servers { // any one: a selection is cheap to build again
+			if k != "" {
+				delete(s.mcp.servers, k)
+				break
+			}
+		}
 	}
+	s.mcp.servers[canon] = srv
 	s.mcp.mu.Unlock()
 	return srv, nil
 }
