@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,13 +14,8 @@ import (
 // renders it (/docs), the catalogue (/catalogue) and the assets they share. d, when not nil, puts
 // the signed-in user in the pages' header.
 func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
-	doc, err := openapi.Build(s.deps.Registry, openapi.Options{
-		ServerURL:      strings.TrimSuffix(s.cfg.PublicURL, "/"),
-		DocsURL:        s.cfg.DocsBaseURL,
-		CostPerRequest: CostPerRequest,
-		SandboxCases:   s.sandboxCases(),
-	})
 	e.GET("/api/v1/openapi.json", func(c echo.Context) error {
+		doc, err := s.openAPIDocument()
 		if err != nil {
 			return err // logged and answered as internal_error by the error handler
 		}
@@ -35,6 +31,26 @@ func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
 	e.GET("/assets/*", echo.WrapHandler(assetHandler()))
 	e.GET("/", s.home(d))
 	s.registerGuides(e, d)
+}
+
+// openAPIDoc is the OpenAPI document, built once on first use (the docs route and the MCP tools
+// share it).
+type openAPIDoc struct {
+	once sync.Once
+	doc  []byte
+	err  error
+}
+
+func (s *Server) openAPIDocument() ([]byte, error) {
+	s.openapi.once.Do(func() {
+		s.openapi.doc, s.openapi.err = openapi.Build(s.deps.Registry, openapi.Options{
+			ServerURL:      strings.TrimSuffix(s.cfg.PublicURL, "/"),
+			DocsURL:        s.cfg.DocsBaseURL,
+			CostPerRequest: CostPerRequest,
+			SandboxCases:   s.sandboxCases(),
+		})
+	})
+	return s.openapi.doc, s.openapi.err
 }
 
 // webPage renders a public page, with the signed-in user when there is one.

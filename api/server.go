@@ -198,6 +198,9 @@ type Server struct {
 	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
 	countsOnce sync.Once
 	counts     map[string]fixture.CorpusCount
+	// openapi is the OpenAPI document and mcp the /mcp handler, both built on first use.
+	openapi openAPIDoc
+	mcp     mcpState
 }
 
 // CostPerRequest is the credits of one standard scrape (design decision 5).
@@ -236,6 +239,7 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	e.GET("/api/v1/universal/get", s.universalHandler)
 	s.registerBatches(e)
+	s.registerMCP(e)
 	s.registerWeb(e)
 	s.echo = e
 	return s

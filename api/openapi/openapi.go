@@ -89,23 +89,52 @@ type kv struct {
 
 func (o obj) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range o {
-		if i > 0 {
-			b.WriteByte(',')
+	if err := writeJSON(&b, o); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writeJSON writes the document's tree in one pass. Letting encoding/json call MarshalJSON on each
+// nested obj re-validated every level's output at every level above it: a cost that grew with the
+// nesting, and most of the document's build time.
+func writeJSON(b *bytes.Buffer, v any) error {
+	switch v := v.(type) {
+	case obj:
+		b.WriteByte('{')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, e.k); err != nil {
+				return err
+			}
+			b.WriteByte(':')
+			if err := writeJSON(b, e.v); err != nil {
+				return err
+			}
 		}
-		k, _ := json.Marshal(e.k)
-		b.Write(k)
-		b.WriteByte(':')
-		enc := json.NewEncoder(&b)
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		enc := json.NewEncoder(b)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(e.v); err != nil {
-			return nil, err
+		if err := enc.Encode(v); err != nil {
+			return err
 		}
 		b.Truncate(b.Len() - 1) // Encode's newline
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return nil
 }
 
 // set adds or replaces key.

@@ -46,6 +46,12 @@ Usage:
   asa batch get ID [--offset N --limit N] [-o FILE] print a batch record (every result unless --limit)
                                                   batch commands take --addr HOST:PORT (env ASA_ADDR) and
                                                   --api-key KEY (env ASA_API_KEY)
+  asa mcp [--api-key KEY] [--server URL | --db PATH ...] [--tools LIST]
+                                                  an MCP server over stdio for agents: one tool per endpoint,
+                                                  universal_get, batch_submit, batch_get; calls run in process
+                                                  on --db (asa serve's flags) or go to --server; the key from
+                                                  ASA_API_KEY or --api-key (docs/mcp.md). asa serve answers
+                                                  MCP over streamable HTTP at /mcp
   asa farm [--addr IP:PORT] [--pages DIR] [--ca-out FILE] [--control-addr IP:PORT] [--latency D]
                                                   a local HTTPS target farm with switchable faults, for
                                                   demos and tests (asa serve --farm IP:PORT --farm-ca FILE)
@@ -114,6 +120,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdWorkspace(ctx, args[1:], stdout, stderr)
 	case "batch":
 		return cmdBatch(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "mcp":
+		return cmdMCP(ctx, args[1:], os.Getenv, os.Stdin, stdout, stderr)
 	case "farm":
 		if err := farm.Main(ctx, args[1:], stdout); err != nil {
 			fmt.Fprintf(stderr, "asa farm: %v\n", err)

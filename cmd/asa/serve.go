@@ -16,6 +16,7 @@ import (
 	"asa/api"
 	"asa/docs"
 	"asa/engine/fixture"
+	"asa/engine/registry"
 	"asa/fixtures"
 	"asa/store"
 )
@@ -57,51 +58,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cfg.AllowPrivateNetwork {
 		log.Warn("!!! --allow-private-network is on: fetches may reach loopback and private addresses. Never run a public service like this.")
 	}
-	reg, diags := loadRegistry(cfg.Sitedefs, stderr)
-	if diags.HasErrors() {
-		log.Error("sitedefs have errors; refusing to start")
+	svc, ok := openService(ctx, cfg, log, stdout, stderr, true)
+	if !ok {
 		return 1
 	}
-	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log})
-	if err != nil {
-		log.Error("opening the database", "path", cfg.DB, "err", err)
-		return 1
-	}
-	defer db.Close()
-	if err := firstRun(ctx, db, cfg, stdout); err != nil {
-		log.Error("creating the first workspace", "err", err)
-		return 1
-	}
-	if err := applyWorkspaces(ctx, db, cfg.Workspaces, log); err != nil {
-		log.Error("applying the configured workspaces", "err", err)
-		return 1
-	}
-	fixFS, fixSrc := sandboxFixtures(cfg)
-	sandbox, err := fixture.NewSandbox(fixFS, reg)
-	if err != nil {
-		log.Error("loading the sandbox fixtures", "err", err)
-		return 1
-	}
-	live, err := newLiveFetcher(cfg, log)
-	if err != nil {
-		log.Error("configuring outbound fetching", "err", err)
-		return 1
-	}
-	defer live.Close()
-	webhooks, err := newWebhookClient(cfg, log)
-	if err != nil {
-		log.Error("configuring webhook delivery", "err", err)
-		return 1
-	}
-	defer webhooks.Close()
-	backend := api.NewStoreBackend(db, nil)
-	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
-		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""},
-		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
-			Docs:      docs.FS,
-			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
-			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
-			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
+	defer svc.close()
+	srv, db, reg, fixSrc := svc.srv, svc.db, svc.reg, svc.fixSrc
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		log.Error("listening", "addr", cfg.Addr, "err", err)
@@ -136,6 +98,90 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// service is the API server on its database, as asa serve runs it and asa mcp runs it in process.
+type service struct {
+	srv     *api.Server
+	db      *store.DB
+	reg     *registry.Registry
+	fixSrc  string
+	closers []func()
+}
+
+// close releases what openService opened, in reverse order.
+func (s *service) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+// openService opens the database (creating the first workspace and its keys on an empty one, printed
+// to keysOut), the sandbox, the outbound clients and the API server; web adds the dashboard and
+// the rendered docs, which only a listening server needs. Failures are logged; false means the
+// caller exits 1.
+func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut, stderr io.Writer, web bool) (*service, bool) {
+	svc := &service{}
+	ok := false
+	defer func() {
+		if !ok {
+			svc.close()
+		}
+	}()
+	reg, diags := loadRegistry(cfg.Sitedefs, stderr)
+	if diags.HasErrors() {
+		log.Error("sitedefs have errors; refusing to start")
+		return nil, false
+	}
+	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log})
+	if err != nil {
+		log.Error("opening the database", "path", cfg.DB, "err", err)
+		return nil, false
+	}
+	svc.closers = append(svc.closers, func() { db.Close() })
+	if err := firstRun(ctx, db, cfg, keysOut); err != nil {
+		log.Error("creating the first workspace", "err", err)
+		return nil, false
+	}
+	if err := applyWorkspaces(ctx, db, cfg.Workspaces, log); err != nil {
+		log.Error("applying the configured workspaces", "err", err)
+		return nil, false
+	}
+	fixFS, fixSrc := sandboxFixtures(cfg)
+	sandbox, err := fixture.NewSandbox(fixFS, reg)
+	if err != nil {
+		log.Error("loading the sandbox fixtures", "err", err)
+		return nil, false
+	}
+	live, err := newLiveFetcher(cfg, log)
+	if err != nil {
+		log.Error("configuring outbound fetching", "err", err)
+		return nil, false
+	}
+	svc.closers = append(svc.closers, live.Close)
+	webhooks, err := newWebhookClient(cfg, log)
+	if err != nil {
+		log.Error("configuring webhook delivery", "err", err)
+		return nil, false
+	}
+	svc.closers = append(svc.closers, webhooks.Close)
+	backend := api.NewStoreBackend(db, nil)
+	deps := api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
+		Docs:      docs.FS,
+		Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
+		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
+		Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}}
+	if !web {
+		// asa mcp in process: its calls never reach a page, and the dashboard's password hasher
+		// and the rendered docs cost a start.
+		deps.Docs, deps.Dashboard = nil, api.DashboardConfig{}
+	}
+	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
+		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""}, deps)
+	svc.srv, svc.db, svc.reg, svc.fixSrc = srv, db, reg, fixSrc
+	ok = true
+	return svc, true
 }
 
 // sandboxFixtures picks the fixtures the sandbox answers from: --fixtures, else the fixtures/ directory
