@@ -81,7 +81,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	fl.SetOutput(stderr)
 	file := fl.String("config", getenv("ASA_CONFIG"), "YAML configuration file (env ASA_CONFIG)")
 	addr := fl.String("addr", "", "listen address HOST:PORT (env ASA_ADDR; default "+cfg.Addr+")")
-	db := fl.String("db", "", "SQLite database file (env ASA_DB; default "+cfg.DB+")")
+	db := fl.String("db", "", "SQLite database file, or a postgres:// URL for PostgreSQL (env ASA_DB; default "+cfg.DB+")")
 	sd := fl.String("sitedefs", "", "sitedefs directory replacing the embedded set (env ASA_SITEDEFS)")
 	fx := fl.String("fixtures", "", "fixtures directory the sandbox answers from (env ASA_FIXTURES; default: the fixtures/ beside --sitedefs, else the embedded set)")
 	pub := fl.String("public-url", "", "base URL clients use, for docs links (env ASA_PUBLIC_URL; default http://ADDR)")

@@ -29,7 +29,8 @@ Usage:
                                                   create a key; the full key is printed once, alone on the last line;
                                                   an unknown workspace is an error unless --create-workspace (then
                                                   it is created on that plan); keys commands without --db say which
-                                                  database they use: ASA_DB, else data/asa.db as asa serve
+                                                  database they use: ASA_DB, else data/asa.db as asa serve;
+                                                  every --db takes a SQLite file or a postgres:// URL
   asa keys list [--workspace NAME] [--db PATH]     list keys (short prefix, mode, state, created, last used)
   asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
   asa workspace list [--db PATH]                   list workspaces with their plan, credits and per-key limits
