@@ -46,6 +46,11 @@ var onBothDatabases = []struct {
 	{"TestPurgeRevoked", TestPurgeRevoked},
 	{"TestKeyByHashCredits", TestKeyByHashCredits},
 	{"TestSignUpAndSessions", TestSignUpAndSessions},
+	// Several nodes on one database (pgnodes_test.go): PostgreSQL only.
+	{"TestPGNodesMigrateOnce", TestPGNodesMigrateOnce},
+	{"TestPGNodesChargeOnceWithinAllowance", TestPGNodesChargeOnceWithinAllowance},
+	{"TestPGNodesClaimEachItemOnce", TestPGNodesClaimEachItemOnce},
+	{"TestPGNodesTakeOverAfterLease", TestPGNodesTakeOverAfterLease},
 }
 
 func TestPostgres(t *testing.T) {
