@@ -174,10 +174,10 @@ func resolveDB(fl *flag.FlagSet, dbPath *string, cmd string, stderr io.Writer) {
 		*dbPath, how = env, "from ASA_DB"
 	}
 	state := ""
-	if _, err := os.Stat(*dbPath); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(*dbPath); errors.Is(err, os.ErrNotExist) && !store.IsPostgres(*dbPath) {
 		state = ", which does not exist yet and is created empty"
 	}
-	fmt.Fprintf(stderr, "%s: using the database %s (%s%s; --db PATH for another)\n", cmd, *dbPath, how, state)
+	fmt.Fprintf(stderr, "%s: using the database %s (%s%s; --db PATH for another)\n", cmd, store.RedactDSN(*dbPath), how, state)
 }
 
 // requireWorkspace refuses a --workspace that names no workspace (0 when name is empty or known).

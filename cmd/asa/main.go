@@ -22,7 +22,7 @@ const usage = `asa: a web-scraping API and its sitedef tools.
 Usage:
   asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--fixtures DIR] [--public-url URL]
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
-            [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N]
+            [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N] [--batch-lease D] [--db-pool-size N]
                                                   run the API service (docs/configuration.md)
   asa keys create --workspace NAME [--test] [--create-workspace [--plan free|vibe|pro|custom] [--credits N]
                   [--concurrency N] [--rps N]] [--db PATH]

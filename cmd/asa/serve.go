@@ -63,7 +63,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Error("sitedefs have errors; refusing to start")
 		return 1
 	}
-	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log})
+	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log, PoolSize: cfg.DBPoolSize})
 	if err != nil {
 		log.Error("opening the database", "db", store.RedactDSN(cfg.DB), "err", err)
 		return 1
@@ -102,7 +102,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
-			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
+			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		log.Error("listening", "addr", cfg.Addr, "err", err)
