@@ -55,7 +55,10 @@ var ErrNoBinaries = errors.New("PostgreSQL server binaries (initdb, pg_ctl, post
 func InCI() bool { return os.Getenv("CI") == "true" }
 
 // findBin returns the directory holding initdb, pg_ctl and postgres.
-func findBin() (string, error) {
+func findBin() (string, error) { return findBinIn(candidates()) }
+
+// candidates are the directories to look in: PATH's pg_ctl, then Debian's versions, newest first.
+func candidates() []string {
 	var dirs []string
 	if p, err := exec.LookPath("pg_ctl"); err == nil {
 		dirs = append(dirs, filepath.Dir(p))
@@ -67,7 +70,10 @@ func findBin() (string, error) {
 		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(versions[j])))
 		return vi > vj
 	})
-	dirs = append(dirs, versions...)
+	return append(dirs, versions...)
+}
+
+func findBinIn(dirs []string) (string, error) {
 	for _, d := range dirs {
 		ok := true
 		for _, b := range []string{"initdb", "pg_ctl", "postgres"} {
