@@ -51,6 +51,10 @@ const (
 // MaxBatchItems is the most items one batch holds (spec 8.2).
 const MaxBatchItems = 1000
 
+// itemsPerInsert is how many items one INSERT of CreateBatch writes (3 parameters each, far under
+// either database's limit).
+const itemsPerInsert = 250
+
 // NewBatch is a batch to create.
 type NewBatch struct {
 	ID          string // UUID, chosen by the caller
@@ -175,13 +179,16 @@ func (db *DB) CreateBatch(ctx context.Context, nb NewBatch) (b Batch, replayed b
 		if err != nil {
 			return err
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO batch_items (batch_id, idx, input, state) VALUES (?, ?, ?, 'queued')`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for i, in := range nb.Items {
-			if _, err := stmt.ExecContext(ctx, nb.ID, i, string(in)); err != nil {
+		// Many rows a statement: on PostgreSQL each statement is a round trip to the server.
+		for from := 0; from < len(nb.Items); from += itemsPerInsert {
+			chunk := nb.Items[from:min(from+itemsPerInsert, len(nb.Items))]
+			args := make([]any, 0, 3*len(chunk))
+			for i, in := range chunk {
+				args = append(args, nb.ID, from+i, string(in))
+			}
+			q := `INSERT INTO batch_items (batch_id, idx, input, state) VALUES ` +
+				strings.TrimSuffix(strings.Repeat(`(?, ?, ?, 'queued'), `, len(chunk)), ", ")
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 				return err
 			}
 		}
