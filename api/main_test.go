@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"context"
 	"testing"
 
+	"asa/store"
 	"asa/store/pgtest"
 
 	"go.uber.org/goleak"
@@ -16,5 +18,14 @@ import (
 //
 // The PostgreSQL server of TestPostgres, if a test started one, is stopped after the tests.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(pgtest.Wrap(m))
+	goleak.VerifyTestMain(pgtest.Wrap(m, migrated))
+}
+
+// migrated applies the migrations to the template every PostgreSQL test database is copied from.
+func migrated(ctx context.Context, dsn string) error {
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }

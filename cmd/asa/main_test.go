@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"testing"
 
+	"asa/store"
 	"asa/store/pgtest"
 
 	"go.uber.org/goleak"
@@ -16,7 +18,7 @@ import (
 //
 // The PostgreSQL server of TestPostgres, if a test started one, is stopped after the tests.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(pgtest.Wrap(m))
+	goleak.VerifyTestMain(pgtest.Wrap(m, migrated))
 }
 
 // TestPostgres runs the commands that only use the store on a PostgreSQL database (a server
@@ -25,4 +27,13 @@ func TestMain(m *testing.M) {
 func TestPostgres(t *testing.T) {
 	pgtest.DB(t)
 	t.Run("TestKeysCommands", TestKeysCommands)
+}
+
+// migrated applies the migrations to the template every PostgreSQL test database is copied from.
+func migrated(ctx context.Context, dsn string) error {
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -224,6 +225,11 @@ func (s *Server) DSN(name string) string {
 
 // CreateDB creates an empty database and returns its URL and a function that drops it.
 func (s *Server) CreateDB(ctx context.Context) (dsn string, drop func() error, err error) {
+	return s.createDB(ctx, "")
+}
+
+// createDB creates a database, a copy of template if there is one.
+func (s *Server) createDB(ctx context.Context, template string) (dsn string, drop func() error, err error) {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "t_" + hex.EncodeToString(b[:])
@@ -232,7 +238,11 @@ func (s *Server) CreateDB(ctx context.Context) (dsn string, drop func() error, e
 		return "", nil, fmt.Errorf("pgtest: %w", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	q := "CREATE DATABASE " + name
+	if template != "" {
+		q += " TEMPLATE " + template
+	}
+	if _, err := conn.Exec(ctx, q); err != nil {
 		return "", nil, fmt.Errorf("pgtest: %w", err)
 	}
 	drop = func() error {
@@ -251,20 +261,30 @@ func (s *Server) CreateDB(ctx context.Context) (dsn string, drop func() error, e
 }
 
 // The package's server: started by the first DB call (so a run that selects no PostgreSQL test
-// never starts one) and stopped by Main after the tests.
+// never starts one) and stopped by Main after the tests. prepare is set by Wrap before the tests
+// and only read afterwards; template is written once, by the start.
 var (
 	shared    *Server
 	sharedErr error
 	startOnce sync.Once
+	prepare   func(ctx context.Context, dsn string) error
+	template  string
 )
 
 // Main runs the package's tests and then stops the server, if a test started one. It returns
 // m.Run's code.
-func Main(m *testing.M) int { return Wrap(m).Run() }
+func Main(m *testing.M) int { return Wrap(m, nil).Run() }
 
 // Wrap returns m with a Run that stops the server after the tests: for a TestMain that hands m
-// to something else, as goleak.VerifyTestMain(pgtest.Wrap(m)).
-func Wrap(m interface{ Run() int }) interface{ Run() int } { return wrapped{m} }
+// to something else, as goleak.VerifyTestMain(pgtest.Wrap(m, nil)).
+//
+// With a prep function, every database DB returns starts as a copy of one that prep was run on
+// once (a template): the store's tests pass one that applies the migrations, so that each test
+// does not apply them again.
+func Wrap(m interface{ Run() int }, prep func(ctx context.Context, dsn string) error) interface{ Run() int } {
+	prepare = prep
+	return wrapped{m}
+}
 
 type wrapped struct{ m interface{ Run() int } }
 
@@ -285,12 +305,28 @@ func (w wrapped) Run() int {
 // Available starts the package's server if no test has yet, and reports whether it runs (nil) or
 // why not.
 func Available() error {
-	startOnce.Do(func() { shared, sharedErr = Start() })
+	startOnce.Do(func() {
+		shared, sharedErr = Start()
+		if sharedErr != nil || prepare == nil {
+			return
+		}
+		ctx := context.Background()
+		dsn, _, err := shared.createDB(ctx, "")
+		if err == nil {
+			err = prepare(ctx, dsn)
+		}
+		if err != nil {
+			sharedErr = fmt.Errorf("pgtest: preparing the template database: %w", err)
+			return
+		}
+		u, _ := url.Parse(dsn)
+		template = strings.TrimPrefix(u.Path, "/")
+	})
 	return sharedErr
 }
 
-// DB returns the URL of a new, empty database on the package's server, dropped when the test
-// ends. Without a server the test skips, or fails in CI.
+// DB returns the URL of a new database on the package's server (empty, or a copy of the template
+// Wrap prepared), dropped when the test ends. Without a server the test skips, or fails in CI.
 func DB(t testing.TB) string {
 	t.Helper()
 	if err := Available(); err != nil {
@@ -299,7 +335,7 @@ func DB(t testing.TB) string {
 		}
 		t.Skipf("skipping the PostgreSQL run: %v", err)
 	}
-	dsn, drop, err := shared.CreateDB(context.Background())
+	dsn, drop, err := shared.createDB(context.Background(), template)
 	if err != nil {
 		t.Fatal(err)
 	}
