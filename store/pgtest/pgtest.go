@@ -47,6 +47,9 @@ type Server struct {
 	port  int
 	cred  *syscall.Credential // nil when not running as root
 	owner struct{ uid, gid int }
+	// proc is the running postmaster; exited receives its end.
+	proc   *exec.Cmd
+	exited chan error
 }
 
 // ErrNoBinaries means PostgreSQL's server binaries are not installed.
@@ -139,6 +142,10 @@ func Start() (*Server, error) {
 }
 
 // start starts the server: on a free port the first time, on the same port after Halt.
+//
+// The postmaster is this process's child, not a daemon (pg_ctl start would detach it): when the
+// test process dies, even by SIGKILL or a test timeout, the kernel kills the postmaster
+// (Pdeathsig), and its backends exit when they see it gone. No server outlives its tests.
 func (s *Server) start() error {
 	resume := s.port != 0
 	// A port that was free a moment ago may be taken by the time the server binds it: try again
@@ -151,32 +158,84 @@ func (s *Server) start() error {
 			}
 			s.port = port
 		}
-		opts := strings.Join([]string{
-			"-p " + strconv.Itoa(s.port),
-			"-c listen_addresses=127.0.0.1",
-			"-c unix_socket_directories=''",
-			// A test cluster: losing it in a power cut costs nothing, waiting for disks costs time.
-			"-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
-			"-c max_connections=200", "-c shared_buffers=32MB",
-		}, " ")
-		out, err := s.run("pg_ctl", "-D", s.data(), "-l", filepath.Join(s.dir, "server.log"), "-o", opts, "-w", "-t", "60", "start")
+		err := s.startOnce()
 		if err == nil {
 			return nil
 		}
 		if attempt == 2 || resume {
-			log, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
-			return fmt.Errorf("pgtest: pg_ctl start: %w\n%s\n%s", err, out, log)
+			log, _ := os.ReadFile(s.logPath())
+			return fmt.Errorf("pgtest: starting postgres: %w\n%s", err, log)
 		}
 	}
+}
+
+func (s *Server) logPath() string { return filepath.Join(s.dir, "server.log") }
+
+func (s *Server) startOnce() error {
+	logf, err := os.OpenFile(s.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close() // the child has its own descriptor
+	cmd := exec.Command(filepath.Join(s.bin, "postgres"), "-D", s.data(), "-p", strconv.Itoa(s.port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
+		// A test cluster: losing it in a power cut costs nothing, waiting for disks costs time.
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=200", "-c", "shared_buffers=32MB")
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Ready when it takes a connection; gone if it exits first (the port was taken). The deadline
+	// only stops a server that never comes up from hanging the tests.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgx.Connect(ctx, s.DSN("postgres"))
+		cancel()
+		if err == nil {
+			conn.Close(context.Background())
+			s.proc, s.exited = cmd, exited
+			return nil
+		}
+		select {
+		case werr := <-exited:
+			return fmt.Errorf("postgres exited: %v", werr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("postgres did not take connections: %w", err)
+		}
+	}
+}
+
+// signal stops the postmaster with sig and waits for it to exit.
+func (s *Server) signal(sig os.Signal) error {
+	if s.proc == nil {
+		return nil
+	}
+	if err := s.proc.Process.Signal(sig); err != nil {
+		return err
+	}
+	<-s.exited
+	s.proc = nil
+	return nil
 }
 
 // Halt stops the server and keeps its data: what a client sees when the database goes away.
 // Resume starts it again.
 func (s *Server) Halt() error {
-	// fast, not immediate: the test server runs with synchronous_commit off, and an immediate stop
-	// would lose the last commits, which a production server would have kept.
-	if out, err := s.run("pg_ctl", "-D", s.data(), "-m", "fast", "-w", "stop"); err != nil {
-		return fmt.Errorf("pgtest: pg_ctl stop: %w\n%s", err, out)
+	// A fast shutdown (SIGINT), not an immediate one: the test server runs with synchronous_commit
+	// off, and an immediate stop would lose the last commits, which a production server keeps.
+	if err := s.signal(syscall.SIGINT); err != nil {
+		return fmt.Errorf("pgtest: stopping postgres: %w", err)
 	}
 	return nil
 }
@@ -206,12 +265,13 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Stop stops the server at once (no checkpoint: the cluster is thrown away) and deletes it.
+// Stop stops the server at once (an immediate shutdown, SIGQUIT: the cluster is thrown away) and
+// deletes it.
 func (s *Server) Stop() error {
-	out, err := s.run("pg_ctl", "-D", s.data(), "-m", "immediate", "-w", "stop")
+	err := s.signal(syscall.SIGQUIT)
 	s.cleanup()
 	if err != nil {
-		return fmt.Errorf("pgtest: pg_ctl stop: %w\n%s", err, out)
+		return fmt.Errorf("pgtest: stopping postgres: %w", err)
 	}
 	return nil
 }
