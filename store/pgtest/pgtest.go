@@ -116,6 +116,7 @@ func Start() (*Server, error) {
 		s.owner.uid, s.owner.gid = uid, gid
 		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	}
+	removeStale()
 	// /tmp rather than TMPDIR: the postgres user must be able to reach the directory, and a
 	// TMPDIR under root's home is not reachable.
 	s.dir, err = os.MkdirTemp("/tmp", "asa-pgtest-")
@@ -277,6 +278,26 @@ func (s *Server) Stop() error {
 }
 
 func (s *Server) cleanup() { _ = os.RemoveAll(s.dir) }
+
+// removeStale deletes the clusters of test runs that were killed (their server died with them, but
+// not their directory): those over an hour old whose postmaster is gone. A run in progress, even a
+// slow one, has a live postmaster or is younger.
+func removeStale() {
+	dirs, _ := filepath.Glob("/tmp/asa-pgtest-*")
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || time.Since(fi.ModTime()) < time.Hour {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid")); err == nil {
+			pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+			if pid > 0 && syscall.Kill(pid, 0) == nil {
+				continue
+			}
+		}
+		_ = os.RemoveAll(d)
+	}
+}
 
 // DSN is the URL of database name on the server.
 func (s *Server) DSN(name string) string {
