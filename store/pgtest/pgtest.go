@@ -10,11 +10,15 @@
 // PostgreSQL refuses to run as root: under root the cluster belongs to the `postgres` system user
 // (Debian's package creates it) and every server process runs as that user.
 //
-// A package starts one server in TestMain and gives each test its own database:
+// A package shares one server, started by its first PostgreSQL test and stopped after the last,
+// and gives each test its own database:
 //
 //	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }   // stops the server after the tests
 //	...
 //	dsn := pgtest.DB(t) // skips (or fails in CI) without PostgreSQL
+//
+// The store's, api's and cmd/asa's tests use pgtest.Wrap(m, prep), whose databases are copies of a
+// template already migrated. A program (cmd/crashtest) uses Start, CreateDB and Stop directly.
 package pgtest
 
 import (
