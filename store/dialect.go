@@ -48,49 +48,57 @@ func IsPostgres(dsn string) bool {
 }
 
 // pgConnector opens pgx connections that speak the store's SQL (see pgConn).
-type pgConnector struct{ driver.Connector }
+type pgConnector struct {
+	driver.Connector
+	sql *pgStatements
+}
+
+func newPGConnector(c driver.Connector) pgConnector { return pgConnector{c, &pgStatements{}} }
 
 func (c pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return pgConn{conn.(*stdlib.Conn)}, nil
+	return pgConn{conn.(*stdlib.Conn), c.sql}, nil
 }
 
 // pgConn is a pgx connection that rewrites each statement from the store's SQL to PostgreSQL's
 // before pgx sees it. Everything else (transactions, argument conversion, session reset) is pgx's.
-type pgConn struct{ *stdlib.Conn }
+type pgConn struct {
+	*stdlib.Conn
+	sql *pgStatements
+}
 
 func (c pgConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(pgSQL(query))
+	return c.Conn.Prepare(c.sql.rewrite(query))
 }
 
 func (c pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, pgSQL(query))
+	return c.Conn.PrepareContext(ctx, c.sql.rewrite(query))
 }
 
 func (c pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, pgSQL(query), args)
+	return c.Conn.ExecContext(ctx, c.sql.rewrite(query), args)
 }
 
 func (c pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, pgSQL(query), args)
+	return c.Conn.QueryContext(ctx, c.sql.rewrite(query), args)
 }
 
-// pgCache holds rewritten statements: the store runs a few dozen distinct ones, over and over.
-var pgCache sync.Map // string -> string
+// pgStatements remembers rewritten statements: the store runs a few dozen distinct ones over and
+// over, plus multi-row inserts whose shapes are bounded (maxGroup rows, itemsPerInsert items), so it
+// stays small. One per pool.
+type pgStatements struct{ m sync.Map } // string -> string
 
-// pgSQL rewrites a statement for PostgreSQL: each ? outside quotes and line comments becomes $n,
+// rewrite rewrites a statement for PostgreSQL: each ? outside quotes and line comments becomes $n,
 // and each /*pg:X*/ becomes X (X holds no placeholder).
-func pgSQL(q string) string {
-	if v, ok := pgCache.Load(q); ok {
+func (p *pgStatements) rewrite(q string) string {
+	if v, ok := p.m.Load(q); ok {
 		return v.(string)
 	}
 	out := rewritePG(q)
-	// Only statements from the store's source are cached; generated ones (multi-row inserts) are
-	// bounded in shape by maxGroup, so the cache stays small.
-	pgCache.Store(q, out)
+	p.m.Store(q, out)
 	return out
 }
 

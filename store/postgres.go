@@ -92,7 +92,7 @@ func openPGPool(dsn string, opts Options, readOnly bool) (*sql.DB, error) {
 	if readOnly {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
-	p := sql.OpenDB(pgConnector{stdlib.GetConnector(*cfg)})
+	p := sql.OpenDB(newPGConnector(stdlib.GetConnector(*cfg)))
 	p.SetMaxOpenConns(opts.PoolSize)
 	p.SetMaxIdleConns(opts.PoolSize)
 	// A server restarted or a connection cut by a proxy is noticed by the next use anyway; closing
