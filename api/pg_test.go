@@ -43,6 +43,8 @@ var onPostgresToo = []struct {
 	{"TestBatchAllFailed", TestBatchAllFailed},
 	{"TestBatchRevokedKeyStopsItems", TestBatchRevokedKeyStopsItems},
 	{"TestBatchStartedNotBeforeCreated", TestBatchStartedNotBeforeCreated},
+	// Two nodes on one database (PostgreSQL only).
+	{"TestBatchAcrossNodes", TestBatchAcrossNodes},
 }
 
 func TestPostgres(t *testing.T) {
