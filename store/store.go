@@ -310,7 +310,7 @@ func (db *DB) checkPragmas(ctx context.Context) error {
 }
 
 // Close closes both pools. In-flight calls finish first; on the last close SQLite checkpoints the
-// WAL into the main file. Close is called once.
+// WAL into the main file.
 func (db *DB) Close() error {
 	var errs []error
 	db.stopOnce.Do(func() {
@@ -336,8 +336,9 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
-// writeTx runs fn in a write transaction (BEGIN IMMEDIATE through the single writer) and commits
-// if fn returns nil. Its outcome tells Ping whether the store takes writes.
+// writeTx runs fn in a write transaction (on SQLite BEGIN IMMEDIATE through the single writer; on
+// PostgreSQL a transaction of the write pool, run again after a deadlock) and commits if fn returns
+// nil. Its outcome tells Ping whether the store takes writes.
 func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	var err error
 	if db.d.shared {
