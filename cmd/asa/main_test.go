@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 func TestPostgres(t *testing.T) {
 	pgtest.DB(t)
 	t.Run("TestKeysCommands", TestKeysCommands)
+	t.Run("TestNodesStartTogether", TestNodesStartTogether)
 }
 
 // migrated applies the migrations to the template every PostgreSQL test database is copied from.
