@@ -34,6 +34,7 @@ var onBothDatabases = []struct {
 	{"TestGroupCommitFailingStatement", TestGroupCommitFailingStatement},
 	{"TestBulkChargeMatchesOneByOne", TestBulkChargeMatchesOneByOne},
 	{"TestCustomWorkspaceLimits", TestCustomWorkspaceLimits},
+	{"TestMigrationScopesIdempotencyKeys", TestMigrationScopesIdempotencyKeys},
 	{"TestOpenMigratesOnce", TestOpenMigratesOnce},
 	{"TestOpenRefusesNewerSchema", TestOpenRefusesNewerSchema},
 	{"TestReadPoolIsReadOnly", TestReadPoolIsReadOnly},
