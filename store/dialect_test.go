@@ -54,3 +54,30 @@ func TestOpenPostgresBadURL(t *testing.T) {
 		t.Fatalf("the error shows the password: %v", err)
 	}
 }
+
+// TestMigrationsPaired: every migration exists for both databases, under the same version: a
+// migration added for SQLite alone would leave PostgreSQL's schema behind.
+func TestMigrationsPaired(t *testing.T) {
+	lite, err := migrationsFor(sqliteDialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := migrationsFor(postgresDialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(ms []migration) (out []string) {
+		for _, m := range ms {
+			out = append(out, m.name)
+		}
+		return out
+	}
+	if len(lite) != len(pg) {
+		t.Fatalf("SQLite has %v, PostgreSQL %v: add the missing twin under store/migrations/postgres/ (or store/migrations/)", names(lite), names(pg))
+	}
+	for i := range lite {
+		if lite[i].name != pg[i].name {
+			t.Errorf("migration %d: %s for SQLite, %s for PostgreSQL: same version and name in both", i, lite[i].name, pg[i].name)
+		}
+	}
+}
