@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,6 +106,7 @@ type batchEnv struct {
 	ws     store.Workspace
 	hooks  *receiver
 	clock  *fakeClock
+	dsn    string // the store's file or URL
 	logs   *syncBuffer
 	// fetched gets every URL the target is asked for; itemDone every committed item outcome;
 	// recorded every recorded webhook attempt.
@@ -126,6 +126,9 @@ type batchOpts struct {
 	cfg     api.BatchConfig
 	clock   *fakeClock // nil: the wall clock
 	noLoop  bool       // do not run the worker: the test drives it
+	// join, when set, makes this a second node on join's database (PostgreSQL): its workspace and
+	// keys, and webhooks may go to join's receiver.
+	join *batchEnv
 }
 
 func startBatches(t *testing.T, o batchOpts) *batchEnv {
@@ -140,23 +143,32 @@ func startBatches(t *testing.T, o batchOpts) *batchEnv {
 		e.fetched <- req.URL
 		return e.target.Fetch(ctx, req)
 	})
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "asa.db"))
+	var db *store.DB
+	var err error
+	if o.join != nil {
+		db, err = store.Open(ctx, o.join.dsn)
+		e.dsn, e.ws, e.live, e.test = o.join.dsn, o.join.ws, o.join.live, o.join.test
+	} else {
+		db, e.dsn, err = openStore(ctx, t)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.db = db
-	if e.ws, err = db.CreateWorkspace(ctx, "acme", o.plan, o.credits); err != nil {
-		t.Fatal(err)
+	if o.join == nil {
+		if e.ws, err = db.CreateWorkspace(ctx, "acme", o.plan, o.credits); err != nil {
+			t.Fatal(err)
+		}
+		liveKey, _, err := db.CreateKey(ctx, e.ws.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testKey, _, err := db.CreateKey(ctx, e.ws.ID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.live, e.test = liveKey.String(), testKey.String()
 	}
-	liveKey, _, err := db.CreateKey(ctx, e.ws.ID, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testKey, _, err := db.CreateKey(ctx, e.ws.ID, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.live, e.test = liveKey.String(), testKey.String()
 	reg, diags := registry.Load(engine.New(), os.DirFS("../engine/testdata"))
 	if diags.HasErrors() {
 		t.Fatal(diags)
@@ -166,6 +178,9 @@ func startBatches(t *testing.T, o batchOpts) *batchEnv {
 		t.Fatal(err)
 	}
 	e.hooks = newReceiver(t)
+	if o.join != nil {
+		e.hooks = o.join.hooks
+	}
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(e.hooks.srv.URL, "http://"))
 	p, _ := strconv.Atoi(port)
 	wc, err := fetch.New(fetch.Options{AllowPrivateNetwork: true, AllowPorts: []int{p}})
@@ -784,14 +799,21 @@ func TestBatchRecoversAfterCrash(t *testing.T) {
 	id := r.body["id"].(string)
 	ctx := context.Background()
 	// A previous process claimed two items and completed one, then died.
-	got, err := e.db.ClaimItems(ctx, "dead-boot", 2, time.Now(), time.Hour)
+	claimed, lease := time.Now(), time.Hour
+	if onPostgres(t) {
+		// Other nodes may share a PostgreSQL database, so an owner that is not this process is
+		// taken over only once its lease expires: the dead process's expired an hour ago.
+		claimed = claimed.Add(-2 * time.Hour)
+	}
+	got, err := e.db.ClaimItems(ctx, "dead-boot", 2, claimed, lease)
 	if err != nil || len(got) != 2 {
 		t.Fatal(got, err)
 	}
 	if _, err := e.db.CompleteItem(ctx, store.ItemOutcome{Item: got[0], Owner: "dead-boot", OK: true, HTTPStatus: 200, Data: []byte(`{"id":"AB1234"}`), Credits: 5}); err != nil {
 		t.Fatal(err)
 	}
-	// This process starts its worker: the dead process's lease is requeued at once, not in an hour.
+	// This process starts its worker: the dead process's lease is requeued at once (on SQLite,
+	// where this process is the only one, even before it expires).
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- e.srv.RunBatches(wctx) }()
@@ -898,4 +920,41 @@ func TestBatchUniversal(t *testing.T) {
 	if d, _ := first["data"].(map[string]any); d == nil || d["url"] != "https://shop.example.com/p/steel-kettle" {
 		t.Fatalf("universal result: %v", first)
 	}
+}
+
+// TestBatchAcrossNodes: two nodes on one PostgreSQL database run the same batch with their own
+// workers: every item runs once and has one result, each success is billed once, and one webhook is
+// sent, by one of them.
+func TestBatchAcrossNodes(t *testing.T) {
+	if !onPostgres(t) {
+		t.Skip("nodes share a database on PostgreSQL only")
+	}
+	cfg := api.BatchConfig{Concurrency: 4}
+	a := startBatches(t, batchOpts{cfg: cfg})
+	b := startBatches(t, batchOpts{cfg: cfg, join: a})
+	ids := make([]string, 60)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("AB%04d", i)
+	}
+	ids[7] = "NF0007"
+	r := a.create(t, a.live, map[string]any{"endpoint": "shop.product", "items": itemsOf(ids...), "webhook_url": a.hooks.srv.URL})
+	if r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	id := r.body["id"].(string)
+	a.hooks.wait(t)
+	final := b.poll(t, b.live, id, "limit=1000")
+	if final.body["status"] != "complete" || final.body["success_count"] != 59.0 || final.body["credits_charged"] != 295.0 {
+		t.Fatalf("%s", final.raw)
+	}
+	if used, _ := a.db.CreditsUsed(context.Background(), a.ws.ID, time.Now()); used != 295 {
+		t.Fatalf("credits used %d, want 5 x 59", used)
+	}
+	if n := len(a.fetched) + len(b.fetched); n != len(ids) {
+		t.Fatalf("the target saw %d requests (node a %d, node b %d), want each item once: %d", n, len(a.fetched), len(b.fetched), len(ids))
+	}
+	if n := a.hooks.count(); n != 1 {
+		t.Fatalf("%d webhooks, want 1", n)
+	}
+	t.Logf("items run by node a: %d, by node b: %d", len(a.fetched), len(b.fetched))
 }

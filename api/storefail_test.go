@@ -24,7 +24,7 @@ import (
 )
 
 // startStore is start with store options (a short store timeout) and the database in dir ("" for
-// a temporary directory).
+// a temporary directory), or at dir when it is a postgres:// URL.
 func startStore(t *testing.T, plan string, opts store.Options, dir string) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -33,6 +33,9 @@ func startStore(t *testing.T, plan string, opts store.Options, dir string) *env 
 		dir = t.TempDir()
 	}
 	e.dbPath = filepath.Join(dir, "asa.db")
+	if store.IsPostgres(dir) {
+		e.dbPath = dir
+	}
 	db, err := store.OpenWith(ctx, e.dbPath, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -56,16 +56,18 @@ func (db *DB) Ping(ctx context.Context) error {
 // on a write lock held elsewhere, as charges would. It waits at most Timeout, and less when ctx ends
 // sooner.
 func (db *DB) probe(ctx context.Context) error {
-	var page int
-	if err := db.r.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&page); err != nil {
-		return err
-	}
 	wait := db.opts.Timeout
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl)*3/4)
 	}
+	page := 8192 // PostgreSQL's
+	if !db.d.shared {
+		if err := db.r.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&page); err != nil {
+			return err
+		}
+	}
 	return db.writeTxWithin(time.Now().Add(wait), func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`INSERT INTO store_probe (pad) VALUES (zeroblob(?))`, 3*page); err != nil {
+		if _, err := tx.Exec(`INSERT INTO store_probe (pad) VALUES (?)`, make([]byte, 3*page)); err != nil {
 			return err
 		}
 		_, err := tx.Exec(`DELETE FROM store_probe`)
@@ -84,6 +86,9 @@ const busySlack = 50 * time.Millisecond
 // ErrUnavailable, and nothing was written.
 func (db *DB) writeTxWithin(deadline time.Time, fn func(*sql.Tx) error) (err error) {
 	defer func() { db.observe(err) }()
+	if db.d.shared {
+		return db.pgTxWithin(deadline, fn)
+	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	conn, err := db.w.Conn(ctx)

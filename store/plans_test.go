@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"asa/store/pgtest"
 )
 
 func TestPlanSettingsCheck(t *testing.T) {
@@ -91,12 +93,21 @@ func TestCustomWorkspaceLimits(t *testing.T) {
 // idempotency key: after the migration the key keeps its batch, in the sandbox mode only.
 func TestMigrationScopesIdempotencyKeys(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "asa.db")
-	raw, err := sql.Open("sqlite3", path)
+	path, driver := filepath.Join(t.TempDir(), "asa.db"), "sqlite3"
+	d, sandbox := sqliteDialect, "1"
+	if onPostgres(t) {
+		// An empty database (the tests' template is migrated already), written to without the
+		// store's rewriting: the statements below are PostgreSQL's own.
+		d, sandbox, path, driver = postgresDialect, "TRUE", pgtest.DB(t), "pgx"
+	}
+	raw, err := sql.Open(driver, path)
+	if err == nil && onPostgres(t) {
+		_, err = raw.ExecContext(ctx, `DROP SCHEMA public CASCADE; CREATE SCHEMA public`)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := migrations()
+	all, err := migrationsFor(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +120,11 @@ func TestMigrationScopesIdempotencyKeys(t *testing.T) {
 		}
 	}
 	for _, q := range []string{
-		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`,
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
 		`INSERT INTO schema_migrations VALUES (1, 'a', 0), (2, 'b', 0), (3, 'c', 0)`,
 		`INSERT INTO workspaces (id, name, plan, monthly_credits, created_at) VALUES (1, 'acme', 'pro', 1000, 0)`,
 		`INSERT INTO batches (id, workspace_id, key_id, test, endpoint, status, total_count, queued_count, created_at)
-		 VALUES ('sb', 1, 7, 1, 'shop.product', 'pending', 1, 1, 0)`,
+		 VALUES ('sb', 1, 7, ` + sandbox + `, 'shop.product', 'pending', 1, 1, 0)`,
 		`INSERT INTO batch_idempotency (workspace_id, key, request_hash, batch_id, created_at) VALUES (1, 'k', 'h', 'sb', 0)`,
 	} {
 		if _, err := raw.ExecContext(ctx, q); err != nil {
@@ -122,7 +133,7 @@ func TestMigrationScopesIdempotencyKeys(t *testing.T) {
 	}
 	raw.Close()
 	db := openAgain(t, path)
-	if n := count(t, db, `SELECT COUNT(*) FROM batch_idempotency WHERE workspace_id = 1 AND test = 1 AND key = 'k' AND batch_id = 'sb'`); n != 1 {
+	if n := count(t, db, `SELECT COUNT(*) FROM batch_idempotency WHERE workspace_id = 1 AND test = ? AND key = 'k' AND batch_id = 'sb'`, true); n != 1 {
 		t.Fatalf("the sandbox key's row after the migration: %d", n)
 	}
 	ws, err := db.WorkspaceByName(ctx, "acme")

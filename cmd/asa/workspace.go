@@ -185,11 +185,18 @@ func applyWorkspaces(ctx context.Context, db *store.DB, wss []workspaceConfig, l
 		ws, err := db.WorkspaceByName(ctx, w.Name)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			if ws, err = db.CreateWorkspacePlan(ctx, w.Name, s); err != nil {
+			ws, err = db.CreateWorkspacePlan(ctx, w.Name, s)
+			if err == nil {
+				log.Info("created a configured workspace", "workspace", ws.Name, "plan", describe(ws))
+				continue
+			}
+			if !errors.Is(err, store.ErrDuplicate) {
 				return err
 			}
-			log.Info("created a configured workspace", "workspace", ws.Name, "plan", describe(ws))
-			continue
+			// Another node on the same PostgreSQL database, starting at the same moment, created it.
+			if ws, err = db.WorkspaceByName(ctx, w.Name); err != nil {
+				return err
+			}
 		case err != nil:
 			return err
 		}

@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+
+	"asa/store"
+	"asa/store/pgtest"
 )
 
 // TestWorkspacePlanCommands: a Custom workspace takes its limits and credits from the CLI, within
@@ -118,5 +123,64 @@ func TestServeAppliesConfiguredCustomPlan(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
 			t.Errorf("list lacks %s:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestNodesStartTogether: nodes started at the same moment on one empty PostgreSQL database all
+// start: one creates the first-run workspace and prints its keys, and each configured workspace
+// is created once, whoever gets there first.
+func TestNodesStartTogether(t *testing.T) {
+	if !strings.HasPrefix(t.Name(), "TestPostgres/") {
+		t.Skip("nodes share a database on PostgreSQL only")
+	}
+	dsn := pgtest.DB(t)
+	ctx := context.Background()
+	cfg := defaultServeConfig()
+	cfg.DB, cfg.PublicURL = dsn, "http://127.0.0.1:1"
+	wss := []workspaceConfig{{Name: "team", Plan: "pro"}, {Name: "big", Plan: "custom", Credits: 100000, Concurrency: 200, RPS: 100}}
+	const nodes = 4
+	outs := make([]bytes.Buffer, nodes)
+	errs := make([]error, nodes)
+	dbs := make([]*store.DB, nodes)
+	for i := range dbs {
+		db, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, db := range dbs {
+		wg.Go(func() {
+			<-start
+			if errs[i] = firstRun(ctx, db, cfg, &outs[i]); errs[i] == nil {
+				errs[i] = applyWorkspaces(ctx, db, wss, slog.New(slog.DiscardHandler))
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	printed := 0
+	for i := range nodes {
+		if errs[i] != nil {
+			t.Errorf("node %d: %v", i, errs[i])
+		}
+		if strings.Contains(outs[i].String(), "live key:") {
+			printed++
+		}
+	}
+	if printed != 1 {
+		t.Errorf("%d nodes printed first-run keys, want 1", printed)
+	}
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Workspaces(ctx)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("workspaces %+v %v, want local, team and big once each", got, err)
 	}
 }
