@@ -45,6 +45,11 @@ type serveConfig struct {
 	// MetricsToken makes /metrics require Authorization: Bearer TOKEN wherever it is served.
 	MetricsAddr  string `yaml:"metrics_addr"`
 	MetricsToken string `yaml:"metrics_token"`
+	// Redis (a redis:// URL) shares every key's rate limits between the nodes of a deployment;
+	// RedisFail is what admissions do while it is unreachable: "closed" (503) or "open" (each
+	// node alone). docs/operations.md, "Many nodes".
+	Redis     string `yaml:"redis"`
+	RedisFail string `yaml:"redis_fail"`
 }
 
 type proxyConfig struct {
@@ -61,6 +66,7 @@ func defaultServeConfig() serveConfig {
 		RequestTimeout:  90 * time.Second,
 		ShutdownTimeout: 30 * time.Second,
 		StoreTimeout:    store.DefaultTimeout,
+		RedisFail:       "closed",
 	}
 }
 
@@ -72,6 +78,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
+	{"ASA_REDIS", "redis"}, {"ASA_REDIS_FAIL", "redis_fail"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -95,6 +102,8 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	batchConc := fl.Int("batch-concurrency", 0, "batch items in flight on this node, apart from every key's limits (env ASA_BATCH_CONCURRENCY; default 64)")
 	metricsAddr := fl.String("metrics-addr", "", "serve /metrics on this HOST:PORT instead of the API's address (env ASA_METRICS_ADDR)")
 	metricsToken := fl.String("metrics-token", "", "require Authorization: Bearer TOKEN on /metrics (env ASA_METRICS_TOKEN, which keeps it out of ps)")
+	redisURL := fl.String("redis", "", "redis://HOST:PORT/DB shared by every node for the per-key rate limits (env ASA_REDIS; default: this node's memory)")
+	redisFail := fl.String("redis-fail", "", "while Redis is unreachable: closed (503 service_unavailable) or open (each node enforces the limits alone) (env ASA_REDIS_FAIL; default closed)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -169,6 +178,17 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *metricsToken != "" {
 		cfg.MetricsToken = *metricsToken
 	}
+	if *redisURL != "" {
+		cfg.Redis = *redisURL
+	}
+	if *redisFail != "" {
+		cfg.RedisFail = *redisFail
+	}
+	switch cfg.RedisFail {
+	case "open", "closed":
+	default:
+		return cfg, fmt.Errorf("redis fail %q: open or closed", cfg.RedisFail)
+	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
 	}
@@ -218,6 +238,10 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.MetricsAddr = v
 	case "metrics_token":
 		cfg.MetricsToken = v
+	case "redis":
+		cfg.Redis = v
+	case "redis_fail":
+		cfg.RedisFail = v
 	case "batch_concurrency":
 		n, err := strconv.Atoi(v)
 		if err != nil {

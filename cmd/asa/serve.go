@@ -18,6 +18,7 @@ import (
 	"asa/engine/fixture"
 	"asa/fixtures"
 	"asa/store"
+	"asa/store/redislimit"
 )
 
 func newLogger(cfg serveConfig, w io.Writer) *slog.Logger {
@@ -95,13 +96,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer webhooks.Close()
 	backend := api.NewStoreBackend(db, nil)
+	limiter, closeLimiter, err := newLimiter(ctx, cfg, log)
+	if err != nil {
+		log.Error("--redis", "err", err)
+		return 1
+	}
+	defer closeLimiter()
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
 		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
-			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
+			Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
+			Limiter: limiter})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		log.Error("listening", "addr", cfg.Addr, "err", err)
@@ -136,6 +144,31 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// newLimiter returns the per-key limiter: nil (the server's default, this node's memory) without
+// --redis, else the Redis one with its lease renewal running until ctx is done. A Redis that does
+// not answer at start is logged, not fatal: admissions fail open or closed until it does.
+func newLimiter(ctx context.Context, cfg serveConfig, log *slog.Logger) (api.Limiter, func(), error) {
+	if cfg.Redis == "" {
+		return nil, func() {}, nil
+	}
+	rl, err := redislimit.Open(cfg.Redis, redislimit.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	if err := rl.Ping(pctx); err != nil {
+		log.Warn("redis does not answer yet: rate limits fail "+cfg.RedisFail+" until it does", "err", err)
+	} else {
+		log.Info("rate limits shared in redis", "fail", cfg.RedisFail)
+	}
+	cancel()
+	lim := api.NewRedisLimiter(rl, api.RedisLimiterOptions{FailOpen: cfg.RedisFail == "open", Log: log})
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { lim.Run(rctx); close(done) }()
+	return lim, func() { stop(); <-done; rl.Close() }, nil
 }
 
 // sandboxFixtures picks the fixtures the sandbox answers from: --fixtures, else the fixtures/ directory
