@@ -183,6 +183,9 @@ type Deps struct {
 	// Limiter enforces the per-key limits (nil: this node's memory; RedisLimiter shares them
 	// between nodes).
 	Limiter Limiter
+	// Revocations, when set, tells every node of a revocation made on one (an AuthCache as Auth
+	// forgets the key at once; RunRevocations listens).
+	Revocations Revocations
 }
 
 // Server is the API service.

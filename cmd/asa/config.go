@@ -50,7 +50,18 @@ type serveConfig struct {
 	// node alone). docs/operations.md, "Many nodes".
 	Redis     string `yaml:"redis"`
 	RedisFail string `yaml:"redis_fail"`
+	// AuthCacheTTL keeps authenticated keys in memory this long (0: every request looks its key
+	// up). Unset (negative), it is DefaultAuthCacheTTL with Redis, which tells every node of a
+	// revocation at once, and 0 without.
+	AuthCacheTTL time.Duration `yaml:"auth_cache_ttl"`
 }
+
+// DefaultAuthCacheTTL is the auth cache's lifetime with --redis: the bound on how long a revocation
+// whose pub/sub message was lost, a plan change or another node's charges go unseen.
+const DefaultAuthCacheTTL = 5 * time.Second
+
+// maxAuthCacheTTL keeps the documented promise: a revoked key is refused on every node within 10 s.
+const maxAuthCacheTTL = 10 * time.Second
 
 type proxyConfig struct {
 	URL     string `yaml:"url"`
@@ -67,6 +78,7 @@ func defaultServeConfig() serveConfig {
 		ShutdownTimeout: 30 * time.Second,
 		StoreTimeout:    store.DefaultTimeout,
 		RedisFail:       "closed",
+		AuthCacheTTL:    -1,
 	}
 }
 
@@ -78,7 +90,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
-	{"ASA_REDIS", "redis"}, {"ASA_REDIS_FAIL", "redis_fail"},
+	{"ASA_REDIS", "redis"}, {"ASA_REDIS_FAIL", "redis_fail"}, {"ASA_AUTH_CACHE_TTL", "auth_cache_ttl"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -104,6 +116,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	metricsToken := fl.String("metrics-token", "", "require Authorization: Bearer TOKEN on /metrics (env ASA_METRICS_TOKEN, which keeps it out of ps)")
 	redisURL := fl.String("redis", "", "redis://HOST:PORT/DB shared by every node for the per-key rate limits (env ASA_REDIS; default: this node's memory)")
 	redisFail := fl.String("redis-fail", "", "while Redis is unreachable: closed (503 service_unavailable) or open (each node enforces the limits alone) (env ASA_REDIS_FAIL; default closed)")
+	authTTL := fl.Duration("auth-cache-ttl", 0, "keep authenticated keys in memory this long, at most 10s; 0 looks every request's key up (env ASA_AUTH_CACHE_TTL; default 5s with --redis, else 0)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -184,6 +197,18 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *redisFail != "" {
 		cfg.RedisFail = *redisFail
 	}
+	if set["auth-cache-ttl"] {
+		cfg.AuthCacheTTL = *authTTL
+	}
+	if cfg.AuthCacheTTL < 0 {
+		cfg.AuthCacheTTL = 0
+		if cfg.Redis != "" {
+			cfg.AuthCacheTTL = DefaultAuthCacheTTL
+		}
+	}
+	if cfg.AuthCacheTTL > maxAuthCacheTTL {
+		return cfg, fmt.Errorf("auth cache ttl %v: at most %v (a revoked key must be refused everywhere within 10 s)", cfg.AuthCacheTTL, maxAuthCacheTTL)
+	}
 	switch cfg.RedisFail {
 	case "open", "closed":
 	default:
@@ -254,6 +279,12 @@ func setKey(cfg *serveConfig, key, v string) error {
 			return err
 		}
 		cfg.AllowPrivateNetwork = b
+	case "auth_cache_ttl":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		cfg.AuthCacheTTL = d
 	case "request_timeout", "shutdown_timeout", "store_timeout":
 		d, err := time.ParseDuration(v)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"asa/fixtures"
 	"asa/store"
 	"asa/store/redislimit"
+	"asa/store/redisrevoke"
 )
 
 func newLogger(cfg serveConfig, w io.Writer) *slog.Logger {
@@ -102,14 +103,28 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	defer closeLimiter()
+	var auth api.Authenticator = backend
+	if cfg.AuthCacheTTL > 0 {
+		auth = api.NewAuthCache(backend, cfg.AuthCacheTTL, nil)
+	}
+	var revocations api.Revocations
+	if cfg.Redis != "" {
+		bus, err := redisrevoke.Open(cfg.Redis)
+		if err != nil {
+			log.Error("--redis", "err", err)
+			return 1
+		}
+		defer bus.Close()
+		revocations = bus
+	}
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
 		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""},
-		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
+		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: auth, Ledger: backend, Log: log,
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
 			Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
-			Limiter: limiter})
+			Limiter: limiter, Revocations: revocations})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		log.Error("listening", "addr", cfg.Addr, "err", err)
@@ -134,6 +149,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Info("serving /metrics", "addr", mln.Addr().String(), "token", cfg.MetricsToken != "")
 	}
 	go purgeRevoked(ctx, db, log)
+	revCtx, stopRev := context.WithCancel(ctx)
+	revDone := make(chan struct{})
+	go func() { srv.RunRevocations(revCtx); close(revDone) }()
+	defer func() { stopRev(); <-revDone }()
 	batches := make(chan error, 1)
 	go func() { batches <- srv.RunBatches(ctx) }()
 	defer func() { <-batches }() // before db.Close: running items finish or are released
