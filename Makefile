@@ -5,7 +5,7 @@ CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest floodtest crashtest batchbench fuzz clean
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest floodtest crashtest crashtest-pg batchbench fuzz clean
 
 all: build
 
@@ -82,6 +82,10 @@ floodtest:
 ## every item one result, one charge per success, webhooks delivered, integrity_check ok after every kill
 crashtest: build
 	$(GO) run ./cmd/crashtest -bin $(BIN)
+
+## crashtest-pg: the same on PostgreSQL (a server the harness starts: initdb, pg_ctl; needs Debian's postgresql)
+crashtest-pg: build
+	$(GO) run ./cmd/crashtest -postgres -bin $(BIN)
 
 ## batchbench: a 1000-item batch against the farm answering in 200 ms, default budget: time to the webhook (< 15 s)
 batchbench: build

@@ -113,8 +113,8 @@ func startLimited(t *testing.T, plan string, credits int, limiter api.Limiter) *
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{logs: &syncBuffer{}, target: &target{hold: make(chan struct{})}, cancel: cancel, done: make(chan error, 1), now: time.Now()}
-	e.dbPath = filepath.Join(t.TempDir(), "asa.db")
-	db, err := store.Open(ctx, e.dbPath)
+	db, dbPath, err := openStore(ctx, t)
+	e.dbPath = dbPath
 	if err != nil {
 		t.Fatal(err)
 	}

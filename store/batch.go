@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -136,7 +138,12 @@ func (db *DB) CreateBatch(ctx context.Context, nb NewBatch) (b Batch, replayed b
 	}
 	created := orNow(nb.CreatedAt)
 	err = db.writeTx(ctx, func(tx *sql.Tx) error {
+		replayed = false
 		if nb.IdempotencyKey != "" {
+			// Two nodes given the same key at once: the second waits here for the first's batch.
+			if err := db.lockWorkspace(ctx, tx, nb.WorkspaceID); err != nil {
+				return err
+			}
 			var hash, id string
 			var at int64
 			err := tx.QueryRowContext(ctx,
@@ -198,7 +205,7 @@ func (db *DB) CreateBatch(ctx context.Context, nb NewBatch) (b Batch, replayed b
 // [offset, offset+limit), by index, read in one transaction so the counts and the results agree.
 // Another workspace's batch is ErrNotFound, as is an unknown id.
 func (db *DB) BatchPage(ctx context.Context, workspaceID int64, id string, offset, limit int) (Batch, []ItemResult, error) {
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.r.BeginTx(ctx, db.d.snapshot)
 	if err != nil {
 		return Batch{}, nil, fmt.Errorf("reading batch %s: %w", id, err)
 	}
@@ -320,19 +327,30 @@ func (db *DB) ClaimItems(ctx context.Context, owner string, n int, now time.Time
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(claim_seq), 0) FROM batches`).Scan(&seq); err != nil {
 			return err
 		}
+		// Sequence numbers in the order of service; rows locked in the order of batch ids, the same
+		// in every transaction that locks several batches, so that two nodes never wait on each other.
+		seqs := map[*cand]int64{}
+		for _, c := range cands {
+			if c.take > 0 {
+				seq++
+				seqs[c] = seq
+			}
+		}
+		slices.SortFunc(cands, func(a, b *cand) int { return strings.Compare(a.id, b.id) })
 		for _, c := range cands {
 			if c.take == 0 {
 				continue
 			}
-			seq++
+			// On PostgreSQL, SKIP LOCKED: items another node is claiming right now are left to it.
 			rows, err := tx.QueryContext(ctx,
 				`UPDATE batch_items SET state = 'running', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?
-				 WHERE id IN (SELECT id FROM batch_items WHERE batch_id = ? AND state = 'queued' ORDER BY idx LIMIT ?)
+				 WHERE id IN (SELECT id FROM batch_items WHERE batch_id = ? AND state = 'queued' ORDER BY idx LIMIT ?
+				              /*pg: FOR UPDATE SKIP LOCKED*/)
 				 RETURNING id, idx, attempts, input`, owner, until, c.id, c.take)
 			if err != nil {
 				return err
 			}
-			got := 0
+			got, first := 0, len(out)
 			for rows.Next() {
 				it := ClaimedItem{BatchID: c.id, Endpoint: c.endpoint, WorkspaceID: c.ws, KeyID: c.key, Test: c.test, MonthlyCredits: c.credit, KeyRevoked: c.revoked}
 				var input string
@@ -347,11 +365,13 @@ func (db *DB) ClaimItems(ctx context.Context, owner string, n int, now time.Time
 			if err := rows.Close(); err != nil {
 				return err
 			}
+			// RETURNING's order is PostgreSQL's to choose: the items go out by index.
+			slices.SortFunc(out[first:], func(a, b ClaimedItem) int { return a.Index - b.Index })
 			if _, err := tx.ExecContext(ctx,
 				`UPDATE batches SET queued_count = queued_count - ?, claim_seq = ?,
 				        status = CASE status WHEN 'pending' THEN 'running' ELSE status END,
-				        started_at = COALESCE(started_at, MAX(?, created_at))
-				 WHERE id = ?`, got, seq, at, c.id); err != nil {
+				        started_at = COALESCE(started_at, CASE WHEN created_at > ? THEN created_at ELSE ? END)
+				 WHERE id = ?`, got, seqs[c], at, at, c.id); err != nil {
 				return err
 			}
 		}
@@ -384,7 +404,13 @@ func (db *DB) RenewItemLeases(ctx context.Context, owner string, until time.Time
 // any owner but keep (a worker that died: at start, the previous process's items are requeued at
 // once instead of after their lease). keep "" requeues only expired leases. Webhook deliveries
 // leased the same way are released too. It returns the number of items requeued.
+//
+// On PostgreSQL other nodes share the queue and an owner that is not keep may well be alive, so
+// keep is ignored there: only expired leases are requeued (a dead node's items wait out its lease).
 func (db *DB) RequeueItems(ctx context.Context, keep string, now time.Time) (int, error) {
+	if db.d.shared {
+		keep = ""
+	}
 	n := 0
 	err := db.writeTx(ctx, func(tx *sql.Tx) error {
 		n = 0
@@ -408,10 +434,8 @@ func (db *DB) RequeueItems(ctx context.Context, keep string, now time.Time) (int
 		if err := rows.Close(); err != nil {
 			return err
 		}
-		for id, k := range per {
-			if _, err := tx.ExecContext(ctx, `UPDATE batches SET queued_count = queued_count + ? WHERE id = ?`, k, id); err != nil {
-				return err
-			}
+		if err := addQueued(ctx, tx, per); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx,
 			`UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
@@ -432,7 +456,7 @@ func (db *DB) ReleaseItems(ctx context.Context, owner string) (int, error) {
 		n = 0
 		rows, err := tx.QueryContext(ctx,
 			`UPDATE batch_items SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL,
-			        attempts = MAX(attempts - 1, 0)
+			        attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END
 			 WHERE state = 'running' AND lease_owner = ? RETURNING batch_id`, owner)
 		if err != nil {
 			return err
@@ -450,10 +474,8 @@ func (db *DB) ReleaseItems(ctx context.Context, owner string) (int, error) {
 		if err := rows.Close(); err != nil {
 			return err
 		}
-		for id, k := range per {
-			if _, err := tx.ExecContext(ctx, `UPDATE batches SET queued_count = queued_count + ? WHERE id = ?`, k, id); err != nil {
-				return err
-			}
+		if err := addQueued(ctx, tx, per); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?`, owner)
 		return err
@@ -540,7 +562,7 @@ func (db *DB) CompleteItem(ctx context.Context, o ItemOutcome) (BatchEnd, error)
 		if o.OK && !it.Test && o.Credits > 0 {
 			log.Cost = o.Credits
 			c := Charge{ID: it.ChargeID, WorkspaceID: it.WorkspaceID, KeyID: it.KeyID, Endpoint: it.Endpoint, Credits: o.Credits, At: at}
-			if _, err := chargeTx(ctx, tx, c, log, at); err != nil {
+			if _, err := db.chargeTx(ctx, tx, c, log, at); err != nil {
 				return err
 			}
 		} else if err := insertLog(ctx, tx, log); err != nil {
@@ -573,15 +595,17 @@ func (db *DB) CompleteItem(ctx context.Context, o ItemOutcome) (BatchEnd, error)
 			end.Webhook = true
 		}
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE batches SET status = ?, completed_at = MAX(?, COALESCE(started_at, created_at)), webhook_delivery_status = ? WHERE id = ?`,
-			end.Status, ms(at), whStatus, it.BatchID); err != nil {
+			`UPDATE batches SET status = ?, webhook_delivery_status = ?,
+			        completed_at = CASE WHEN COALESCE(started_at, created_at) > ? THEN COALESCE(started_at, created_at) ELSE ? END
+			 WHERE id = ?`,
+			end.Status, whStatus, ms(at), ms(at), it.BatchID); err != nil {
 			return err
 		}
 		if hasWebhook {
 			_, err = tx.ExecContext(ctx,
 				`INSERT INTO webhook_deliveries (id, batch_id, url, state, next_attempt_at, created_at)
-				 SELECT ?, id, webhook_url, 'pending', ?, ? FROM batches WHERE id = ?`,
-				EventID(it.BatchID), ms(at), ms(at), it.BatchID)
+				 VALUES (?, ?, (SELECT webhook_url FROM batches WHERE id = ?), 'pending', ?, ?)`,
+				EventID(it.BatchID), it.BatchID, it.BatchID, ms(at), ms(at))
 		}
 		return err
 	})
@@ -617,7 +641,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, n int, now time
 			 WHERE id IN (SELECT id FROM webhook_deliveries
 			              WHERE state IN ('pending', 'retrying') AND next_attempt_at <= ?
 			                AND (lease_owner IS NULL OR lease_expires_at < ?)
-			              ORDER BY next_attempt_at LIMIT ?)
+			              ORDER BY next_attempt_at LIMIT ? /*pg: FOR UPDATE SKIP LOCKED*/)
 			 RETURNING id, batch_id, url, body, attempts, created_at`,
 			owner, ms(now.Add(lease)), ms(now), ms(now), n)
 		if err != nil {
@@ -802,7 +826,16 @@ func (db *DB) WebhookAttempts(ctx context.Context, batchID string) ([]WebhookAtt
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok" when the file is sound).
+// On PostgreSQL, where the files are the server's business, it checks that the server answers and
+// that the schema is there.
 func (db *DB) IntegrityCheck(ctx context.Context) (string, error) {
+	if db.d.shared {
+		var n int
+		if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil {
+			return "", fmt.Errorf("integrity check: %w", err)
+		}
+		return "ok", nil
+	}
 	rows, err := db.r.QueryContext(ctx, `PRAGMA integrity_check`)
 	if err != nil {
 		return "", fmt.Errorf("integrity check: %w", err)
@@ -834,8 +867,9 @@ type BatchStats struct {
 func (db *DB) BatchStats(ctx context.Context) (BatchStats, error) {
 	var s BatchStats
 	err := db.r.QueryRowContext(ctx,
-		`SELECT COUNT(*), COALESCE(SUM(state IN ('ok', 'failed')), 0), COALESCE(SUM(state = 'ok'), 0),
-		        COALESCE(SUM(state = 'failed'), 0), COALESCE(SUM(credits_charged), 0)
+		`SELECT COUNT(*), COALESCE(SUM(CASE WHEN state IN ('ok', 'failed') THEN 1 ELSE 0 END), 0),
+		        COALESCE(SUM(CASE WHEN state = 'ok' THEN 1 ELSE 0 END), 0),
+		        COALESCE(SUM(CASE WHEN state = 'failed' THEN 1 ELSE 0 END), 0), COALESCE(SUM(credits_charged), 0)
 		 FROM batch_items`).Scan(&s.Items, &s.Finished, &s.OK, &s.Failed, &s.ItemCredits)
 	if err != nil {
 		return s, fmt.Errorf("batch stats: %w", err)
@@ -866,4 +900,31 @@ func (db *DB) ListBatches(ctx context.Context, workspaceID int64, offset, limit 
 		out = append(out, b)
 	}
 	return out, rows.Err()
+}
+
+// addQueued gives back to each batch the items requeued from it, in the order of batch ids (see
+// ClaimItems).
+func addQueued(ctx context.Context, tx *sql.Tx, per map[string]int) error {
+	for _, id := range slices.Sorted(maps.Keys(per)) {
+		if _, err := tx.ExecContext(ctx, `UPDATE batches SET queued_count = queued_count + ? WHERE id = ?`, per[id], id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lockWorkspace makes the rest of tx the only transaction deciding on the workspace's rows. SQLite's
+// single writer does that already; on PostgreSQL it locks the workspace's row (NO KEY UPDATE, which
+// inserts that only reference the workspace do not wait for). The lock is its own statement: under
+// READ COMMITTED the statements after it read what the transaction it waited for committed.
+func (db *DB) lockWorkspace(ctx context.Context, tx *sql.Tx, workspaceID int64) error {
+	if !db.d.shared {
+		return nil
+	}
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM workspaces WHERE id = ? /*pg: FOR NO KEY UPDATE*/`, workspaceID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil // the statements that follow say what a missing workspace means
+	}
+	return err
 }

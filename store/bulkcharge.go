@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -12,7 +14,18 @@ import (
 // Go exactly as chargeTx would, and writes the accepted ones with one multi-row statement per
 // table. Refusals go to errs and write nothing; any other error leaves the transaction to be
 // rolled back.
-func bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []error) error {
+func (db *DB) bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []error) error {
+	// On PostgreSQL, the workspaces' rows first, in id order: from here on no other node decides
+	// on these workspaces' allowances, and what is read below is what they committed.
+	wss := map[int64]bool{}
+	for _, r := range group {
+		wss[r.c.WorkspaceID] = true
+	}
+	for _, ws := range slices.Sorted(maps.Keys(wss)) {
+		if err := db.lockWorkspace(ctx, tx, ws); err != nil {
+			return err
+		}
+	}
 	// Ids charged before: their charges are replays, which bill nothing and succeed.
 	ids := make([]any, 0, len(group))
 	for _, r := range group {
@@ -88,17 +101,38 @@ func bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []erro
 		usage = append(usage, r.c.ID, r.c.WorkspaceID, r.c.KeyID, r.c.Endpoint, r.c.Credits, ms(r.at))
 		logs = append(logs, logArgs(r.log)...)
 	}
-	// No ON CONFLICT on usage: every id was checked above, and a conflict here would be a bug that
-	// must fail the group rather than bill credits without a ledger row.
-	if _, err := tx.ExecContext(ctx, usageInsert+rowMarks(len(accepted), 6), usage...); err != nil {
+	// The ledger's unique key, not the check above, is what makes a charge exactly once: an id
+	// inserted meanwhile (by another node, on PostgreSQL) is not returned, and bills nothing.
+	inserted := map[string]bool{}
+	if err := queryEach(ctx, tx, usageInsert+rowMarks(len(accepted), 6)+` ON CONFLICT (charge_id) DO NOTHING RETURNING charge_id`, usage, func(rows *sql.Rows) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		inserted[id] = true
+		return nil
+	}); err != nil {
 		return err
+	}
+	if len(inserted) < len(accepted) {
+		clear(added)
+		logs = logs[:0]
+		for _, r := range accepted {
+			if inserted[r.c.ID] {
+				added[wsMonth{r.c.WorkspaceID, monthKey(r.at)}] += r.c.Credits
+				logs = append(logs, logArgs(r.log)...)
+			}
+		}
+		if len(logs) == 0 {
+			return nil
+		}
 	}
 	for m, n := range added {
 		if _, err := tx.ExecContext(ctx, chargeSQLMonth, m.ws, m.month, n); err != nil {
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, logInsert+rowMarks(len(accepted), 9)+logKeepFirst, logs...)
+	_, err := tx.ExecContext(ctx, logInsert+rowMarks(len(logs)/9, 9)+logKeepFirst, logs...)
 	return err
 }
 

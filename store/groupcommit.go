@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -95,6 +97,12 @@ func (db *DB) refuseQueued(cause error, ended time.Time) *chargeReq {
 // commitGroup commits the group and answers each charge; it returns the error that failed the
 // whole group, if one did, and when the attempt ended (before any charge was answered).
 func (db *DB) commitGroup(group []*chargeReq) (ended time.Time, err error) {
+	if db.d.shared {
+		// Workspaces' rows are locked in id order by every group (bulkCharge), one by one too, so
+		// two nodes' groups never wait on each other. A workspace's own charges keep their order.
+		group = slices.Clone(group)
+		slices.SortStableFunc(group, func(a, b *chargeReq) int { return cmp.Compare(a.c.WorkspaceID, b.c.WorkspaceID) })
+	}
 	errs := make([]error, len(group))
 	// The fast path: one transaction, no savepoints. A refused charge writes nothing, so only a
 	// failing statement can leave a charge half written; then the whole group is rolled back and
@@ -103,14 +111,15 @@ func (db *DB) commitGroup(group []*chargeReq) (ended time.Time, err error) {
 	// at most Timeout for the database: a charge is answered within about that, committed or not.
 	deadline := time.Now().Add(db.opts.Timeout)
 	err = db.writeTxWithin(deadline, func(tx *sql.Tx) error {
+		clear(errs) // a transaction run again (PostgreSQL, after a deadlock) decides again
 		if len(group) >= bulkFrom {
-			if err := bulkCharge(context.Background(), tx, group, errs); err != nil {
+			if err := db.bulkCharge(context.Background(), tx, group, errs); err != nil {
 				return errFallback{err}
 			}
 			return nil
 		}
 		for i, r := range group {
-			if _, err := chargeTx(r.ctx, tx, r.c, r.log, r.at); err != nil {
+			if _, err := db.chargeTx(r.ctx, tx, r.c, r.log, r.at); err != nil {
 				if !refused(err) {
 					return errFallback{err}
 				}
@@ -130,7 +139,7 @@ func (db *DB) commitGroup(group []*chargeReq) (ended time.Time, err error) {
 				if _, err := tx.ExecContext(r.ctx, "SAVEPOINT charge"); err != nil {
 					return err
 				}
-				if _, err := chargeTx(r.ctx, tx, r.c, r.log, r.at); err != nil {
+				if _, err := db.chargeTx(r.ctx, tx, r.c, r.log, r.at); err != nil {
 					errs[i] = err
 					if _, err := tx.ExecContext(r.ctx, "ROLLBACK TO charge"); err != nil {
 						return err

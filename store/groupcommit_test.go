@@ -60,8 +60,13 @@ func TestGroupCommitFailingStatement(t *testing.T) {
 	ws := mustWorkspace(t, db, "g", PlanCustom, 1000)
 	_, rec := mustKey(t, db, ws.ID, false)
 	ctx := context.Background()
-	if _, err := db.w.ExecContext(ctx, `CREATE TRIGGER boom BEFORE INSERT ON request_log WHEN NEW.request_id = 'r-boom'
-		BEGIN SELECT RAISE(ABORT, 'boom'); END`); err != nil {
+	trigger := `CREATE TRIGGER boom BEFORE INSERT ON request_log WHEN NEW.request_id = 'r-boom'
+		BEGIN SELECT RAISE(ABORT, 'boom'); END`
+	if onPostgres(t) {
+		trigger = `CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RAISE EXCEPTION ''boom''; END';
+		CREATE TRIGGER boom BEFORE INSERT ON request_log FOR EACH ROW WHEN (NEW.request_id = 'r-boom') EXECUTE FUNCTION boom()`
+	}
+	if _, err := db.w.ExecContext(ctx, trigger); err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{"boom"}

@@ -56,6 +56,16 @@ func (db *DB) Ping(ctx context.Context) error {
 // on a write lock held elsewhere, as charges would. It waits at most Timeout, and less when ctx ends
 // sooner.
 func (db *DB) probe(ctx context.Context) error {
+	if db.d.shared {
+		// PostgreSQL's pages are 8 KiB; three of them.
+		return db.writeTxWithin(time.Now().Add(db.opts.Timeout), func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`INSERT INTO store_probe (pad) VALUES (?)`, make([]byte, 3*8192)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(`DELETE FROM store_probe`)
+			return err
+		})
+	}
 	var page int
 	if err := db.r.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&page); err != nil {
 		return err
@@ -84,6 +94,9 @@ const busySlack = 50 * time.Millisecond
 // ErrUnavailable, and nothing was written.
 func (db *DB) writeTxWithin(deadline time.Time, fn func(*sql.Tx) error) (err error) {
 	defer func() { db.observe(err) }()
+	if db.d.shared {
+		return db.pgTxWithin(deadline, fn)
+	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	conn, err := db.w.Conn(ctx)

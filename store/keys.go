@@ -53,6 +53,9 @@ func (db *DB) CreateKey(ctx context.Context, workspaceID int64, test bool) (apik
 		CreatedAt:   fromMS(ms(time.Now())),
 	}
 	err = db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockWorkspace(ctx, tx, workspaceID); err != nil {
+			return err
+		}
 		var exists, active int
 		err := tx.QueryRowContext(ctx,
 			`SELECT (SELECT COUNT(*) FROM workspaces WHERE id = ?),
@@ -151,7 +154,7 @@ func (db *DB) RevokeKey(ctx context.Context, workspaceID int64, shortPrefix stri
 			return err
 		}
 		_, err = tx.ExecContext(ctx,
-			`UPDATE api_keys SET state = 'revoked', revoked_at = ? WHERE workspace_id = ? AND short_prefix = ?`,
+			`UPDATE api_keys SET state = 'revoked', revoked_at = ? WHERE workspace_id = ? AND short_prefix = ? AND state = 'active'`,
 			ms(time.Now()), workspaceID, shortPrefix)
 		return err
 	})

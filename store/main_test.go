@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 
+	"asa/store/pgtest"
+
 	"go.uber.org/goleak"
 )
 
@@ -11,6 +13,8 @@ import (
 // is ignored: database/sql's connection opener ends when a test closes its DB, and net/http's
 // connection loops when it closes its server and its client's idle connections; an option to
 // ignore one would hide exactly the leak this is for.
+//
+// The PostgreSQL server of TestPostgres, if a test started one, is stopped after the tests.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(pgtest.Wrap(m))
 }

@@ -12,8 +12,16 @@ import (
 	"time"
 )
 
-//go:embed migrations/*.sql
+// SQLite's migrations are migrations/NNNN_name.sql, PostgreSQL's migrations/postgres/NNNN_name.sql:
+// the same versions, each written in its engine's DDL. A new migration is one file in each.
+//
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
+
+// migrationLock is the PostgreSQL advisory lock (an arbitrary constant of this program) that makes
+// nodes starting together apply the migrations one at a time: the first applies them, the others
+// wait and then find nothing left to do.
+const migrationLock = 0x61736121 // "asa!"
 
 type migration struct {
 	version int
@@ -21,17 +29,28 @@ type migration struct {
 	sql     string
 }
 
-// migrations lists the embedded files NNNN_name.sql in version order. Versions must be unique and
-// files are never edited once released: a change is a new file.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+// migrations lists SQLite's migrations.
+func migrations() ([]migration, error) { return migrationsIn("migrations") }
+
+// migrationsFor lists the migrations of the dialect.
+func migrationsFor(d dialect) ([]migration, error) {
+	if d.name == postgresDialect.name {
+		return migrationsIn("migrations/postgres")
+	}
+	return migrations()
+}
+
+// migrationsIn lists the embedded files dir/NNNN_name.sql in version order. Versions must be unique
+// and files are never edited once released: a change is a new file.
+func migrationsIn(dir string) ([]migration, error) {
+	names, err := fs.Glob(migrationFS, dir+"/*.sql")
 	if err != nil {
 		return nil, err
 	}
 	var out []migration
 	seen := map[int]string{}
 	for _, p := range names {
-		base := strings.TrimPrefix(p, "migrations/")
+		base := strings.TrimPrefix(p, dir+"/")
 		num, _, ok := strings.Cut(base, "_")
 		v, err := strconv.Atoi(num)
 		if !ok || err != nil || v <= 0 {
@@ -52,18 +71,26 @@ func migrations() ([]migration, error) {
 }
 
 // migrate applies pending migrations in one write transaction: a crash or a failing file leaves
-// the schema as it was, and a second process opening the same file at the same moment waits for
-// the lock and then finds nothing left to do.
-func migrate(ctx context.Context, w *sql.DB) error {
-	all, err := migrations()
+// the schema as it was, and a second process opening the same database at the same moment waits for
+// the lock (SQLite's write lock, PostgreSQL's advisory lock) and then finds nothing left to do.
+// PostgreSQL's DDL is transactional, so the same holds there.
+func migrate(ctx context.Context, w *sql.DB, d dialect) error {
+	all, err := migrationsFor(d)
 	if err != nil {
 		return fmt.Errorf("migrating store: %w", err)
 	}
 	err = inTx(ctx, w, func(tx *sql.Tx) error {
+		if d.shared {
+			// Held to the end of the transaction. Under READ COMMITTED each statement after it sees
+			// what the node before us committed.
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(migrationLock)); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version    INTEGER PRIMARY KEY,
 			name       TEXT    NOT NULL,
-			applied_at INTEGER NOT NULL
+			applied_at BIGINT  NOT NULL
 		)`); err != nil {
 			return err
 		}

@@ -47,6 +47,10 @@ type Options struct {
 	// Log receives what the store does on its own: request-log flushes that failed, and when the
 	// store became unavailable or recovered. Nil discards.
 	Log *slog.Logger
+	// PoolSize is, on PostgreSQL, the most connections each of the store's two pools (writes and
+	// reads) opens: a node holds at most twice this many. Default DefaultPoolSize. SQLite ignores
+	// it (one writer, GOMAXPROCS readers).
+	PoolSize int
 }
 
 // DefaultTimeout and DefaultWALLimit are the defaults of Options.
@@ -64,6 +68,9 @@ func (o *Options) defaults() {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.PoolSize <= 0 {
+		o.PoolSize = DefaultPoolSize
 	}
 }
 
@@ -97,18 +104,25 @@ type DB struct {
 	// Ping reports (health.go).
 	failing atomic.Pointer[error]
 	opts    Options
-	path    string
+	// path is the SQLite file, or the PostgreSQL URL without its password.
+	path string
+	d    dialect
 }
 
-// Open opens (creating if needed) the SQLite database at path with the default Options.
+// Open opens (creating if needed) the database at path with the default Options: a SQLite file,
+// or a PostgreSQL database when path is a postgres:// URL (IsPostgres).
 func Open(ctx context.Context, path string) (*DB, error) {
 	return OpenWith(ctx, path, Options{})
 }
 
-// OpenWith opens (creating if needed) the SQLite database at path, checks its settings and applies
-// any pending migrations.
+// OpenWith opens the database at path: a PostgreSQL database when path is a postgres:// or
+// postgresql:// URL (postgres.go), else the SQLite file at path, created if needed, its settings
+// checked. Either way any pending migrations are applied.
 func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	opts.defaults()
+	if IsPostgres(path) {
+		return openPostgres(ctx, path, opts)
+	}
 	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") {
 		// The driver reads options after '?', and a shared in-memory database would not be shared
 		// between the two pools: require a plain file path.
@@ -129,12 +143,12 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{w: w, opts: opts, path: path}
+	db := &DB{w: w, opts: opts, path: path, d: sqliteDialect}
 	if err := db.checkPragmas(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
-	if err := migrate(ctx, w); err != nil {
+	if err := migrate(ctx, w, db.d); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -149,17 +163,9 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening store: %w", err)
 	}
-	for _, p := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{{&db.keyByHash, keyByHashSQL}, {&db.creditsUsed, creditsUsedSQL}} {
-		if *p.dst, err = r.PrepareContext(ctx, p.sql); err != nil {
-			break
-		}
-	}
-	if err != nil {
+	if err := db.prepare(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("opening store: preparing statements: %w", err)
+		return nil, err
 	}
 	// A TRUNCATE checkpoint holds new writers back while it waits for the readers: it gives up
 	// soon (the next tick tries again) rather than make charges wait for a long reader.
@@ -173,6 +179,23 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	db.startLogWriter()
 	return db, nil
 }
+
+// prepare prepares the statements every API request runs on the read pool.
+func (db *DB) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{{&db.keyByHash, keyByHashSQL}, {&db.creditsUsed, creditsUsedSQL}} {
+		var err error
+		if *p.dst, err = db.r.PrepareContext(ctx, p.sql); err != nil {
+			return fmt.Errorf("opening store: preparing statements: %w", err)
+		}
+	}
+	return nil
+}
+
+// Dialect names the database the store runs on: "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.d.name }
 
 // CheckpointEvery is how often the background checkpoint runs; checkpointBusy is the most a
 // checkpoint waits for the writer and the readers.
@@ -287,20 +310,20 @@ func (db *DB) checkPragmas(ctx context.Context) error {
 }
 
 // Close closes both pools. In-flight calls finish first; on the last close SQLite checkpoints the
-// WAL into the main file.
+// WAL into the main file. Close is called once.
 func (db *DB) Close() error {
 	var errs []error
-	if db.stop != nil {
-		db.stopOnce.Do(func() {
-			db.stopCharger()
-			// After the charger: what is still buffered of the request log is written before the
-			// pools close.
-			db.stopLogWriter()
+	db.stopOnce.Do(func() {
+		db.stopCharger()
+		// After the charger: what is still buffered of the request log is written before the
+		// pools close.
+		db.stopLogWriter()
+		if db.stop != nil {
 			close(db.stop)
 			<-db.done
 			errs = append(errs, db.cp.Close())
-		})
-	}
+		}
+	})
 	for _, st := range []*sql.Stmt{db.keyByHash, db.creditsUsed} {
 		if st != nil {
 			errs = append(errs, st.Close())
@@ -316,7 +339,12 @@ func (db *DB) Close() error {
 // writeTx runs fn in a write transaction (BEGIN IMMEDIATE through the single writer) and commits
 // if fn returns nil. Its outcome tells Ping whether the store takes writes.
 func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	err := inTx(ctx, db.w, fn)
+	var err error
+	if db.d.shared {
+		err = pgTx(ctx, db.w, fn)
+	} else {
+		err = inTx(ctx, db.w, fn)
+	}
 	db.observe(err)
 	return err
 }
@@ -334,13 +362,16 @@ func inTx(ctx context.Context, w *sql.DB, fn func(*sql.Tx) error) error {
 }
 
 // classify maps driver errors to the package's sentinels, keeping the driver's message for
-// debugging. It is the one place that knows SQLite's error codes.
+// debugging. It is the one place that knows SQLite's error codes (classifyPG PostgreSQL's).
 func classify(err error) error {
 	if err == nil {
 		return nil
 	}
 	var se sqlite3.Error
 	if !errors.As(err, &se) {
+		if e, ok := classifyPG(err); ok {
+			return e
+		}
 		return err
 	}
 	switch se.ExtendedCode {

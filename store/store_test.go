@@ -16,6 +16,9 @@ import (
 
 func openTest(t testing.TB) (*DB, string) {
 	t.Helper()
+	if onPostgres(t) {
+		return openTestPG(t)
+	}
 	// A subdirectory that does not exist yet: Open must create it.
 	path := filepath.Join(t.TempDir(), "data", "asa.db")
 	db, err := Open(context.Background(), path)
@@ -87,8 +90,7 @@ func TestOpenMigratesOnce(t *testing.T) {
 		if _, err := db.WorkspaceByName(ctx, "acme"); err != nil {
 			t.Fatalf("data lost on reopen: %v", err)
 		}
-		var ok string
-		if err := db.r.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		if ok, err := db.IntegrityCheck(ctx); err != nil || ok != "ok" {
 			t.Fatalf("integrity_check = %q, %v", ok, err)
 		}
 		db.Close()

@@ -104,7 +104,10 @@ const (
 // that is refused (insufficient credits, a sandbox key, an unknown key) writes nothing, so the
 // transaction goes on; any other error may leave part of the charge written, and tx must be
 // rolled back.
-func chargeTx(ctx context.Context, tx *sql.Tx, c Charge, log RequestLog, at time.Time) (charged bool, err error) {
+func (db *DB) chargeTx(ctx context.Context, tx *sql.Tx, c Charge, log RequestLog, at time.Time) (charged bool, err error) {
+	if err := db.lockWorkspace(ctx, tx, c.WorkspaceID); err != nil {
+		return false, err
+	}
 	var allowance, used int
 	var test bool
 	err = tx.QueryRowContext(ctx, chargeSQLCheck, monthKey(at), c.KeyID, c.WorkspaceID).Scan(&allowance, &test, &used)
@@ -224,7 +227,7 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
 	          UNION ALL
 	            SELECT minute / ? AS day, endpoint, SUM(count), 0, SUM(count)
 	            FROM refusals WHERE workspace_id = ? AND minute >= ?` + keyFilter + `
-	            GROUP BY day, endpoint)
+	            GROUP BY day, endpoint) AS t
 	          GROUP BY day, endpoint ORDER BY day, endpoint`
 	args := append([]any{day.Milliseconds(), q.WorkspaceID, ms(q.Since)}, keyArg...)
 	args = append(args, minutesPerDay, q.WorkspaceID, sinceMinute(q.Since))

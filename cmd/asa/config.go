@@ -39,6 +39,12 @@ type serveConfig struct {
 	FarmCA   string `yaml:"farm_ca"`
 	// BatchConcurrency is the internal budget of batch items in flight (0: api.DefaultBatchConcurrency).
 	BatchConcurrency int `yaml:"batch_concurrency"`
+	// BatchLease is how long a claimed batch item or webhook stays leased without renewal (0: the
+	// worker's default, 60s). On PostgreSQL it is how long a dead node's items wait before another
+	// node takes them over.
+	BatchLease time.Duration `yaml:"batch_lease"`
+	// DBPoolSize is, on PostgreSQL, the connections per pool (two pools a node; 0: store.DefaultPoolSize).
+	DBPoolSize int `yaml:"db_pool_size"`
 	// Workspaces are created, or brought to the plan given here, at every start (file only).
 	Workspaces []workspaceConfig `yaml:"workspaces"`
 	// MetricsAddr serves /metrics on its own listener (a private interface) instead of the API's;
@@ -89,6 +95,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
+	{"ASA_BATCH_LEASE", "batch_lease"}, {"ASA_DB_POOL_SIZE", "db_pool_size"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
 	{"ASA_REDIS", "redis"}, {"ASA_REDIS_FAIL", "redis_fail"}, {"ASA_AUTH_CACHE_TTL", "auth_cache_ttl"},
 }
@@ -100,7 +107,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	fl.SetOutput(stderr)
 	file := fl.String("config", getenv("ASA_CONFIG"), "YAML configuration file (env ASA_CONFIG)")
 	addr := fl.String("addr", "", "listen address HOST:PORT (env ASA_ADDR; default "+cfg.Addr+")")
-	db := fl.String("db", "", "SQLite database file (env ASA_DB; default "+cfg.DB+")")
+	db := fl.String("db", "", "SQLite database file, or a postgres:// URL for PostgreSQL (env ASA_DB; default "+cfg.DB+")")
 	sd := fl.String("sitedefs", "", "sitedefs directory replacing the embedded set (env ASA_SITEDEFS)")
 	fx := fl.String("fixtures", "", "fixtures directory the sandbox answers from (env ASA_FIXTURES; default: the fixtures/ beside --sitedefs, else the embedded set)")
 	pub := fl.String("public-url", "", "base URL clients use, for docs links (env ASA_PUBLIC_URL; default http://ADDR)")
@@ -112,6 +119,8 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	farmAddr := fl.String("farm", "", "send every target request to this target farm IP:PORT instead of the internet (env ASA_FARM)")
 	farmCA := fl.String("farm-ca", "", "PEM file of the farm's test CA, written by asa farm --ca-out (env ASA_FARM_CA)")
 	batchConc := fl.Int("batch-concurrency", 0, "batch items in flight on this node, apart from every key's limits (env ASA_BATCH_CONCURRENCY; default 64)")
+	batchLease := fl.Duration("batch-lease", 0, "how long a claimed batch item stays leased without renewal; on PostgreSQL, how soon a dead node's items are taken over (env ASA_BATCH_LEASE; default 60s)")
+	dbPool := fl.Int("db-pool-size", 0, "PostgreSQL connections per pool, two pools a node (env ASA_DB_POOL_SIZE; default 10)")
 	metricsAddr := fl.String("metrics-addr", "", "serve /metrics on this HOST:PORT instead of the API's address (env ASA_METRICS_ADDR)")
 	metricsToken := fl.String("metrics-token", "", "require Authorization: Bearer TOKEN on /metrics (env ASA_METRICS_TOKEN, which keeps it out of ps)")
 	redisURL := fl.String("redis", "", "redis://HOST:PORT/DB shared by every node for the per-key rate limits (env ASA_REDIS; default: this node's memory)")
@@ -184,6 +193,18 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if *batchConc != 0 {
 		cfg.BatchConcurrency = *batchConc
+	}
+	if *batchLease != 0 {
+		cfg.BatchLease = *batchLease
+	}
+	if *dbPool != 0 {
+		cfg.DBPoolSize = *dbPool
+	}
+	if cfg.BatchLease < 0 || (cfg.BatchLease > 0 && cfg.BatchLease < 300*time.Millisecond) {
+		return cfg, fmt.Errorf("batch lease %v: want 300ms or more (leases are renewed every third of it)", cfg.BatchLease)
+	}
+	if cfg.DBPoolSize < 0 {
+		return cfg, fmt.Errorf("db pool size %d: want a positive number", cfg.DBPoolSize)
 	}
 	if *metricsAddr != "" {
 		cfg.MetricsAddr = *metricsAddr
@@ -267,12 +288,16 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.Redis = v
 	case "redis_fail":
 		cfg.RedisFail = v
-	case "batch_concurrency":
+	case "batch_concurrency", "db_pool_size":
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return err
 		}
-		cfg.BatchConcurrency = n
+		if key == "db_pool_size" {
+			cfg.DBPoolSize = n
+		} else {
+			cfg.BatchConcurrency = n
+		}
 	case "allow_private_network":
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -285,7 +310,7 @@ func setKey(cfg *serveConfig, key, v string) error {
 			return err
 		}
 		cfg.AuthCacheTTL = d
-	case "request_timeout", "shutdown_timeout", "store_timeout":
+	case "request_timeout", "shutdown_timeout", "store_timeout", "batch_lease":
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			return err
@@ -295,6 +320,8 @@ func setKey(cfg *serveConfig, key, v string) error {
 			cfg.RequestTimeout = d
 		case "shutdown_timeout":
 			cfg.ShutdownTimeout = d
+		case "batch_lease":
+			cfg.BatchLease = d
 		default:
 			cfg.StoreTimeout = d
 		}

@@ -41,7 +41,7 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	sub := args[0]
 	fl := newFlags("asa keys "+sub, stderr)
-	dbPath := fl.String("db", defaultServeConfig().DB, "SQLite database file")
+	dbPath := fl.String("db", defaultServeConfig().DB, "SQLite database file or postgres:// URL")
 	workspace := fl.String("workspace", "", "workspace name")
 	test := fl.Bool("test", false, "create a sandbox key (asa_test_)")
 	pf := addPlanFlags(fl, store.PlanFree) // the plan of a new workspace
@@ -69,7 +69,7 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		ws, err := db.WorkspaceByName(ctx, *workspace)
 		if errors.Is(err, store.ErrNotFound) && !*createWS {
-			fmt.Fprintf(stderr, "asa keys create: no workspace %q in %s%s; pass --create-workspace to create it\n", *workspace, *dbPath, knownWorkspaces(ctx, db))
+			fmt.Fprintf(stderr, "asa keys create: no workspace %q in %s%s; pass --create-workspace to create it\n", *workspace, store.RedactDSN(*dbPath), knownWorkspaces(ctx, db))
 			return 1
 		}
 		if errors.Is(err, store.ErrNotFound) {
@@ -182,10 +182,10 @@ func resolveDB(fl *flag.FlagSet, dbPath *string, cmd string, stderr io.Writer) {
 		*dbPath, how = env, "from ASA_DB"
 	}
 	state := ""
-	if _, err := os.Stat(*dbPath); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(*dbPath); errors.Is(err, os.ErrNotExist) && !store.IsPostgres(*dbPath) {
 		state = ", which does not exist yet and is created empty"
 	}
-	fmt.Fprintf(stderr, "%s: using the database %s (%s%s; --db PATH for another)\n", cmd, *dbPath, how, state)
+	fmt.Fprintf(stderr, "%s: using the database %s (%s%s; --db PATH for another)\n", cmd, store.RedactDSN(*dbPath), how, state)
 }
 
 // requireWorkspace refuses a --workspace that names no workspace (0 when name is empty or known).
@@ -195,7 +195,7 @@ func requireWorkspace(ctx context.Context, db *store.DB, name, dbPath, cmd strin
 	}
 	_, err := db.WorkspaceByName(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		fmt.Fprintf(stderr, "%s: no workspace %q in %s%s\n", cmd, name, dbPath, knownWorkspaces(ctx, db))
+		fmt.Fprintf(stderr, "%s: no workspace %q in %s%s\n", cmd, name, store.RedactDSN(dbPath), knownWorkspaces(ctx, db))
 		return 1
 	}
 	if err != nil {
@@ -227,7 +227,7 @@ func stamp(t time.Time) string {
 
 func cmdUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := newFlags("asa usage", stderr)
-	dbPath := fl.String("db", defaultServeConfig().DB, "SQLite database file")
+	dbPath := fl.String("db", defaultServeConfig().DB, "SQLite database file or postgres:// URL")
 	workspace := fl.String("workspace", "", "workspace name (default: every workspace)")
 	key := fl.String("key", "", "only this key (short prefix)")
 	since := fl.String("since", "", "first day, YYYY-MM-DD (default: the start of this month)")

@@ -22,14 +22,15 @@ const usage = `asa: a web-scraping API and its sitedef tools.
 Usage:
   asa serve [--addr HOST:PORT] [--db PATH] [--config FILE] [--sitedefs DIR] [--fixtures DIR] [--public-url URL]
             [--allow-private-network] [--log-format text|json] [--log-level LEVEL] [--request-timeout D]
-            [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N]
+            [--farm IP:PORT --farm-ca FILE] [--batch-concurrency N] [--batch-lease D] [--db-pool-size N]
                                                   run the API service (docs/configuration.md)
   asa keys create --workspace NAME [--test] [--create-workspace [--plan free|vibe|pro|custom] [--credits N]
                   [--concurrency N] [--rps N]] [--db PATH]
                                                   create a key; the full key is printed once, alone on the last line;
                                                   an unknown workspace is an error unless --create-workspace (then
                                                   it is created on that plan); keys commands without --db say which
-                                                  database they use: ASA_DB, else data/asa.db as asa serve
+                                                  database they use: ASA_DB, else data/asa.db as asa serve;
+                                                  every --db takes a SQLite file or a postgres:// URL
   asa keys list [--workspace NAME] [--db PATH]     list keys (short prefix, mode, state, created, last used)
   asa keys revoke SHORT_PREFIX [--workspace NAME] [--db PATH]
   asa workspace list [--db PATH]                   list workspaces with their plan, credits and per-key limits

@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 
+	"asa/store/pgtest"
+
 	"go.uber.org/goleak"
 )
 
@@ -11,6 +13,16 @@ import (
 // is ignored: database/sql's connection opener ends when a test closes its DB, and net/http's
 // connection loops when it closes its server and its client's idle connections; an option to
 // ignore one would hide exactly the leak this is for.
+//
+// The PostgreSQL server of TestPostgres, if a test started one, is stopped after the tests.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(pgtest.Wrap(m))
+}
+
+// TestPostgres runs the commands that only use the store on a PostgreSQL database (a server
+// store/pgtest starts; skipped without one outside CI). asa serve itself runs on PostgreSQL in
+// the store and api packages' tests and in make crashtest-pg.
+func TestPostgres(t *testing.T) {
+	pgtest.DB(t)
+	t.Run("TestKeysCommands", TestKeysCommands)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -64,9 +65,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Error("sitedefs have errors; refusing to start")
 		return 1
 	}
-	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log})
+	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log, PoolSize: cfg.DBPoolSize})
 	if err != nil {
-		log.Error("opening the database", "path", cfg.DB, "err", err)
+		log.Error("opening the database", "db", store.RedactDSN(cfg.DB), "err", err)
 		return 1
 	}
 	defer db.Close()
@@ -123,7 +124,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
-			Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
+			Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
 			Limiter: limiter, Revocations: revocations})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -156,7 +157,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	batches := make(chan error, 1)
 	go func() { batches <- srv.RunBatches(ctx) }()
 	defer func() { <-batches }() // before db.Close: running items finish or are released
-	log.Info("asa serving", "addr", ln.Addr().String(), "db", cfg.DB, "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs), "fixtures", fixSrc)
+	log.Info("asa serving", "addr", ln.Addr().String(), "db", store.RedactDSN(cfg.DB), "store", db.Dialect(), "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs), "fixtures", fixSrc)
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serving", "err", err)
 		return 1
@@ -222,6 +223,9 @@ func firstRun(ctx context.Context, db *store.DB, cfg serveConfig, w io.Writer) e
 		return err
 	}
 	ws, err := db.CreateWorkspace(ctx, "local", store.PlanFree, 0)
+	if errors.Is(err, store.ErrDuplicate) {
+		return nil // another node on the same PostgreSQL database, started at the same moment, made it
+	}
 	if err != nil {
 		return err
 	}
@@ -246,7 +250,7 @@ Try the sandbox (fixture pages, never billed, no network):
 
 Docs: %s/docs/api.md    More keys: asa keys create --db %s --workspace local
 
-`, ws.MonthlyCredits, live, test, base, test, base, cfg.DB)
+`, ws.MonthlyCredits, live, test, base, test, base, store.RedactDSN(cfg.DB))
 	return nil
 }
 

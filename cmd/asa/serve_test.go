@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"asa/store/pgtest"
 )
 
 type lockedBuffer struct {
@@ -140,8 +142,18 @@ func TestServeFirstRunSandbox(t *testing.T) {
 
 func TestKeysCommands(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "asa.db")
+	if strings.HasPrefix(t.Name(), "TestPostgres/") {
+		// A password in the URL (the test server trusts loopback and ignores it) must never be
+		// printed: every message names the database without it.
+		db = strings.Replace(pgtest.DB(t), "postgres@", "postgres:pw-never-shown@", 1)
+	}
 	ctx := context.Background()
 	var out, errb bytes.Buffer
+	defer func() {
+		if strings.Contains(out.String()+errb.String(), "pw-never-shown") {
+			t.Errorf("a command printed the database password:\n%s\n%s", out.String(), errb.String())
+		}
+	}()
 	if code := run(ctx, []string{"keys", "create", "--db", db, "--workspace", "acme", "--create-workspace", "--plan", "pro"}, &out, &errb); code != 0 {
 		t.Fatalf("create: %d %s", code, errb.String())
 	}
@@ -157,6 +169,14 @@ func TestKeysCommands(t *testing.T) {
 	}
 	if strings.Contains(out.String(), key) {
 		t.Error("list shows the full key")
+	}
+	if strings.HasPrefix(t.Name(), "TestPostgres/") {
+		// Without --db the command says which database it uses (ASA_DB here).
+		t.Setenv("ASA_DB", db)
+		errb.Reset()
+		if code := run(ctx, []string{"keys", "list"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "using the database postgres://postgres:xxxxx@") {
+			t.Fatalf("list with ASA_DB: %d %s", code, errb.String())
+		}
 	}
 	out.Reset()
 	if code := run(ctx, []string{"keys", "revoke", short, "--db", db}, &out, &errb); code != 0 {

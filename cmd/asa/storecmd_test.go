@@ -127,3 +127,49 @@ func TestStoreTimeoutConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestDBConfig: the database (a file or a postgres:// URL), its pool and the batch lease come from
+// the flag, else the environment, else the file, else the defaults.
+func TestDBConfig(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "asa.yaml")
+	if err := os.WriteFile(file, []byte("db: postgres://db.internal/asa\nbatch_lease: 20s\ndb_pool_size: 4\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		db    string
+		lease time.Duration
+		pool  int
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want got
+		err  bool
+	}{
+		{"default", nil, nil, got{"data/asa.db", 0, 0}, false},
+		{"file", []string{"--config", file}, nil, got{"postgres://db.internal/asa", 20 * time.Second, 4}, false},
+		{"environment over file", []string{"--config", file},
+			map[string]string{"ASA_DB": "postgresql://other/asa", "ASA_BATCH_LEASE": "5s", "ASA_DB_POOL_SIZE": "6"},
+			got{"postgresql://other/asa", 5 * time.Second, 6}, false},
+		{"flag over environment", []string{"--db", "x.db", "--batch-lease", "2s", "--db-pool-size", "3"},
+			map[string]string{"ASA_DB": "postgres://other/asa", "ASA_BATCH_LEASE": "5s"}, got{"x.db", 2 * time.Second, 3}, false},
+		{"lease too short", []string{"--batch-lease", "10ms"}, nil, got{}, true},
+		{"pool not a number", nil, map[string]string{"ASA_DB_POOL_SIZE": "many"}, got{}, true},
+		{"negative pool", []string{"--db-pool-size", "-2"}, nil, got{}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var errb bytes.Buffer
+			cfg, err := loadServeConfig(tt.args, func(k string) string { return tt.env[k] }, &errb)
+			if tt.err {
+				if err == nil {
+					t.Fatalf("no error; %+v", cfg)
+				}
+				return
+			}
+			if g := (got{cfg.DB, cfg.BatchLease, cfg.DBPoolSize}); err != nil || g != tt.want {
+				t.Fatalf("%+v, %v; want %+v", g, err, tt.want)
+			}
+		})
+	}
+}

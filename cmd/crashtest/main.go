@@ -8,6 +8,13 @@
 // successful items, equal to the batches' credits_charged; every webhook was delivered with a valid
 // signature; the farm saw every item at least once and none more often than the kills allow.
 //
+// make crashtest-pg (-postgres): the same on PostgreSQL, on a server store/pgtest starts for the run
+// (initdb into a temporary directory, a loopback port, stopped after); -db postgres://... runs it on
+// a database of your own instead (it must be empty). On PostgreSQL another node may be alive, so a
+// restarted node takes over the killed one's items only when their lease expires: asa serve runs
+// with --batch-lease 2s. The integrity check between a kill and the restart is then only that the
+// database answers and has its schema: its files are the server's business.
+//
 // make batchbench (-throughput): one 1000-item batch against the farm answering in 200 ms, with the
 // default worker budget and no kills; the time from the POST to the webhook's arrival must be under
 // 15 s.
@@ -39,6 +46,7 @@ import (
 	"asa/engine/fetch"
 	"asa/engine/fetch/farm"
 	"asa/store"
+	"asa/store/pgtest"
 )
 
 func main() {
@@ -49,6 +57,8 @@ func main() {
 	flag.IntVar(&o.concurrency, "concurrency", 8, "crash test: the worker's budget (--batch-concurrency), small so the kills land mid-run")
 	flag.DurationVar(&o.timeout, "timeout", 100*time.Second, "give up after this long")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database, logs)")
+	flag.StringVar(&o.db, "db", "", "a postgres:// URL of an empty database to run on (default: a SQLite file in the temporary directory)")
+	flag.BoolVar(&o.postgres, "postgres", false, "run on PostgreSQL: start a server with store/pgtest (initdb, pg_ctl) for the run")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "crashtest: FAIL:", err)
@@ -63,6 +73,8 @@ type opts struct {
 	concurrency int
 	timeout     time.Duration
 	keep        bool
+	db          string
+	postgres    bool
 }
 
 const siteYAML = `kind: site
@@ -132,6 +144,22 @@ func run(o opts) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
+	if o.postgres {
+		srv, err := pgtest.Start()
+		if err != nil {
+			return err
+		}
+		defer srv.Stop()
+		dsn, drop, err := srv.CreateDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		e.o.db = dsn
+	}
+	if e.o.db != "" && !store.IsPostgres(e.o.db) {
+		return fmt.Errorf("-db %q: want a postgres:// URL", e.o.db)
+	}
 	if err := e.setup(); err != nil {
 		return err
 	}
@@ -196,6 +224,9 @@ func (e *env) setup() error {
 		fmt.Fprintf(w, `<!doctype html><html><body><h1 data-id="%s">Item %s</h1></body></html>`, id, id)
 	})
 	e.db = filepath.Join(e.dir, "asa.db")
+	if e.o.db != "" {
+		e.db = e.o.db
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -237,6 +268,9 @@ func (e *env) teardown() {
 func (e *env) start(ctx context.Context, extra ...string) error {
 	args := []string{"serve", "--addr", e.addr, "--db", e.db, "--sitedefs", filepath.Join(e.dir, "sitedefs"),
 		"--farm", e.farm.Addr(), "--farm-ca", e.caFile, "--allow-private-network", "--log-format", "json"}
+	if store.IsPostgres(e.db) {
+		args = append(args, "--batch-lease", "2s")
+	}
 	args = append(args, extra...)
 	cmd := exec.Command(e.bin, args...)
 	e.starts++
@@ -447,6 +481,7 @@ func (e *env) progress(ctx context.Context, bs []created) (processed, total, del
 
 func (e *env) crash(ctx context.Context) error {
 	began := time.Now()
+	fmt.Printf("crashtest: database %s\n", store.RedactDSN(e.db))
 	hook, closeHook, err := e.receiver()
 	if err != nil {
 		return err

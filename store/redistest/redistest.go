@@ -207,3 +207,18 @@ func (l *Lazy) Stop() {
 		l.srv.Stop()
 	}
 }
+
+// Wrap returns m with a Run that stops the server after the tests, for a TestMain that hands m to
+// something else: goleak.VerifyTestMain(srv.Wrap(m)).
+func (l *Lazy) Wrap(m interface{ Run() int }) interface{ Run() int } { return lazyRun{l, m} }
+
+type lazyRun struct {
+	l *Lazy
+	m interface{ Run() int }
+}
+
+func (r lazyRun) Run() int {
+	code := r.m.Run()
+	r.l.Stop()
+	return code
+}
