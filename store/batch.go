@@ -717,6 +717,9 @@ func (db *DB) RecordDeliveryAttempt(ctx context.Context, a DeliveryAttempt) (sta
 	default:
 		state = WebhookRetrying
 	}
+	// What the receiver answered is whatever bytes it sent; PostgreSQL's text holds valid UTF-8 only
+	// (and no NUL), SQLite's anything: both store it as text the same way.
+	a.Response, a.Error = textOf(a.Response), textOf(a.Error)
 	err = db.writeTx(ctx, func(tx *sql.Tx) error {
 		var next, delivered sql.NullInt64
 		if state == WebhookRetrying {
@@ -927,4 +930,9 @@ func (db *DB) lockWorkspace(ctx context.Context, tx *sql.Tx, workspaceID int64) 
 		return nil // the statements that follow say what a missing workspace means
 	}
 	return err
+}
+
+// textOf is s as text every database stores: invalid UTF-8 replaced, NUL bytes dropped.
+func textOf(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }

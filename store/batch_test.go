@@ -461,3 +461,27 @@ func TestRevokedKeyStopsItsBatch(t *testing.T) {
 		t.Fatalf("claim after the revocation: %+v", rest)
 	}
 }
+
+// TestDeliveryAttemptKeepsAnyResponse: a receiver's answer is whatever bytes it sent (binary, cut in
+// the middle of a character, NUL bytes); the attempt is recorded all the same, as text.
+func TestDeliveryAttemptKeepsAnyResponse(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTest(t)
+	ws := mustWorkspace(t, db, "acme", PlanFree, 0)
+	_, key := mustKey(t, db, ws.ID, false)
+	mustBatch(t, db, ws, key, "b", 1, true)
+	complete(t, db, claim(t, db, "w", 1, t0)[0], "w", true, 5)
+	ds, err := db.ClaimDeliveries(ctx, "w", 1, t0.Add(time.Hour), time.Minute)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("claim: %v %v", ds, err)
+	}
+	a := DeliveryAttempt{ID: ds[0].ID, Owner: "w", At: t0.Add(time.Hour), Status: 500, Error: "status 500 \xff",
+		Response: "ok\x00\xe2\x82", NextAt: t0.Add(2 * time.Hour)}
+	if _, err := db.RecordDeliveryAttempt(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	atts, err := db.WebhookAttempts(ctx, "b")
+	if err != nil || len(atts) != 1 || atts[0].Response != "ok\uFFFD" || atts[0].Error != "status 500 \uFFFD" {
+		t.Fatalf("attempts %+v %v", atts, err)
+	}
+}

@@ -56,26 +56,18 @@ func (db *DB) Ping(ctx context.Context) error {
 // on a write lock held elsewhere, as charges would. It waits at most Timeout, and less when ctx ends
 // sooner.
 func (db *DB) probe(ctx context.Context) error {
-	if db.d.shared {
-		// PostgreSQL's pages are 8 KiB; three of them.
-		return db.writeTxWithin(time.Now().Add(db.opts.Timeout), func(tx *sql.Tx) error {
-			if _, err := tx.Exec(`INSERT INTO store_probe (pad) VALUES (?)`, make([]byte, 3*8192)); err != nil {
-				return err
-			}
-			_, err := tx.Exec(`DELETE FROM store_probe`)
-			return err
-		})
-	}
-	var page int
-	if err := db.r.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&page); err != nil {
-		return err
-	}
 	wait := db.opts.Timeout
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl)*3/4)
 	}
+	page := 8192 // PostgreSQL's
+	if !db.d.shared {
+		if err := db.r.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&page); err != nil {
+			return err
+		}
+	}
 	return db.writeTxWithin(time.Now().Add(wait), func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`INSERT INTO store_probe (pad) VALUES (zeroblob(?))`, 3*page); err != nil {
+		if _, err := tx.Exec(`INSERT INTO store_probe (pad) VALUES (?)`, make([]byte, 3*page)); err != nil {
 			return err
 		}
 		_, err := tx.Exec(`DELETE FROM store_probe`)

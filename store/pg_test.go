@@ -28,6 +28,7 @@ var onBothDatabases = []struct {
 	{"TestRequeueAfterCrashAndLeaseExpiry", TestRequeueAfterCrashAndLeaseExpiry},
 	{"TestBatchPageIsScopedAndPaginated", TestBatchPageIsScopedAndPaginated},
 	{"TestDeliveryLifecycle", TestDeliveryLifecycle},
+	{"TestDeliveryAttemptKeepsAnyResponse", TestDeliveryAttemptKeepsAnyResponse},
 	{"TestRevokedKeyStopsItsBatch", TestRevokedKeyStopsItsBatch},
 	{"TestGroupCommitIsolation", TestGroupCommitIsolation},
 	{"TestGroupCommitFailingStatement", TestGroupCommitFailingStatement},

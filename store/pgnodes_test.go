@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"asa/store/pgtest"
 )
 
 // Several nodes on one PostgreSQL database: each node is its own *DB (its own pools, group
@@ -201,5 +203,71 @@ func TestPGNodesTakeOverAfterLease(t *testing.T) {
 	wg.Wait()
 	if claimed != 1 {
 		t.Fatalf("the delivery was claimed %d times, want once", claimed)
+	}
+}
+
+// TestPGStoreUnavailable: the PostgreSQL server goes away. Charges fail with ErrUnavailable (the API
+// answers 503), Ping says so, nothing is half written; once the server is back the same store
+// charges again without being reopened. Its own server: halting the package's would fail the
+// other tests.
+func TestPGStoreUnavailable(t *testing.T) {
+	srv, err := pgtest.Start()
+	if err != nil {
+		if !pgtest.InCI() && errors.Is(err, pgtest.ErrNoBinaries) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	ctx := context.Background()
+	dsn, drop, err := srv.CreateDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drop()
+	db, err := OpenWith(ctx, dsn, Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ws := mustWorkspace(t, db, "acme", PlanPro, 0)
+	_, rec := mustKey(t, db, ws.ID, false)
+	charge := func(id string) error {
+		return db.Charge(ctx, Charge{ID: id, WorkspaceID: ws.ID, KeyID: rec.ID, Endpoint: "x.y", Credits: 5}, okLog(id))
+	}
+	if err := charge("before"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	if err := charge("during"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("charge while the server is down: %v, want ErrUnavailable", err)
+	}
+	if err := db.Ping(ctx); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Ping while the server is down: %v, want ErrUnavailable", err)
+	}
+	if _, _, _, err := db.KeyByHash(ctx, [32]byte{}, time.Now()); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("key lookup while the server is down: %v, want ErrUnavailable", err)
+	}
+	if err := srv.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	// The pool's connections died with the server; the first uses find that out and reconnect.
+	for i := 0; ; i++ {
+		err := charge("after")
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrUnavailable) || i == 50 {
+			t.Fatalf("charge after the server came back: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := db.Ping(ctx); err != nil {
+		t.Fatalf("Ping after the server came back: %v", err)
+	}
+	if used, err := db.CreditsUsed(ctx, ws.ID, time.Now()); err != nil || used != 10 {
+		t.Fatalf("credits used %d %v, want 10 (before and after; nothing of the refused charge)", used, err)
 	}
 }

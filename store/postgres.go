@@ -181,6 +181,8 @@ const (
 	pgForeignKeyViolation = "23503"
 	pgCheckViolation      = "23514"
 	pgNotNullViolation    = "23502"
+	pgBadText             = "22021" // invalid UTF-8 or a NUL byte in text
+	pgUntranslatable      = "22P05"
 	pgSerializationFail   = "40001"
 	pgDeadlock            = "40P01"
 )
@@ -200,7 +202,7 @@ func classifyPG(err error) (error, bool) {
 			return fmt.Errorf("%w: %w", ErrDuplicate, err), true
 		case pgForeignKeyViolation:
 			return fmt.Errorf("%w: %w", ErrNotFound, err), true
-		case pgCheckViolation, pgNotNullViolation:
+		case pgCheckViolation, pgNotNullViolation, pgBadText, pgUntranslatable:
 			return fmt.Errorf("%w: %w", ErrInvalid, err), true
 		}
 		switch {

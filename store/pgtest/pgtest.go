@@ -124,12 +124,25 @@ func Start() (*Server, error) {
 		s.cleanup()
 		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
-	// A port that was free a moment ago may be taken by the time the server binds it: try again.
+	if err := s.start(); err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	return s, nil
+}
+
+// start starts the server: on a free port the first time, on the same port after Halt.
+func (s *Server) start() error {
+	resume := s.port != 0
+	// A port that was free a moment ago may be taken by the time the server binds it: try again
+	// (on a new port, unless resuming: the clients know the old one).
 	for attempt := 0; ; attempt++ {
-		s.port, err = freePort()
-		if err != nil {
-			s.cleanup()
-			return nil, err
+		if !resume {
+			port, err := freePort()
+			if err != nil {
+				return err
+			}
+			s.port = port
 		}
 		opts := strings.Join([]string{
 			"-p " + strconv.Itoa(s.port),
@@ -141,16 +154,28 @@ func Start() (*Server, error) {
 		}, " ")
 		out, err := s.run("pg_ctl", "-D", s.data(), "-l", filepath.Join(s.dir, "server.log"), "-o", opts, "-w", "-t", "60", "start")
 		if err == nil {
-			break
+			return nil
 		}
-		if attempt == 2 {
+		if attempt == 2 || resume {
 			log, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
-			s.cleanup()
-			return nil, fmt.Errorf("pgtest: pg_ctl start: %w\n%s\n%s", err, out, log)
+			return fmt.Errorf("pgtest: pg_ctl start: %w\n%s\n%s", err, out, log)
 		}
 	}
-	return s, nil
 }
+
+// Halt stops the server and keeps its data: what a client sees when the database goes away.
+// Resume starts it again.
+func (s *Server) Halt() error {
+	// fast, not immediate: the test server runs with synchronous_commit off, and an immediate stop
+	// would lose the last commits, which a production server would have kept.
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-m", "fast", "-w", "stop"); err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// Resume starts a halted server again on the same port.
+func (s *Server) Resume() error { return s.start() }
 
 func (s *Server) data() string { return filepath.Join(s.dir, "data") }
 
