@@ -5,7 +5,7 @@ CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest floodtest crashtest crashtest-pg batchbench fuzz clean
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
 
 all: build
 
@@ -82,6 +82,13 @@ floodtest:
 ## every item one result, one charge per success, webhooks delivered, integrity_check ok after every kill
 crashtest: build
 	$(GO) run ./cmd/crashtest -bin $(BIN)
+
+## clustertest: three asa serve nodes on one PostgreSQL and one Redis (servers the harness starts; needs
+## Debian's postgresql and redis-server): a free key's rate and concurrency ceilings hold across nodes,
+## a key revoked on one node is refused by the others within 10 s, a 1000-item batch survives two
+## nodes SIGKILLed (exactly once). Not part of make test (about a minute).
+clustertest: build
+	$(GO) run ./cmd/clustertest -bin $(BIN)
 
 ## crashtest-pg: the same on PostgreSQL (a server the harness starts: initdb, pg_ctl; needs Debian's postgresql)
 crashtest-pg: build

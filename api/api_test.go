@@ -105,6 +105,12 @@ func (s *syncBuffer) String() string {
 
 func start(t *testing.T, plan string, credits int) *env {
 	t.Helper()
+	return startLimited(t, plan, credits, nil)
+}
+
+// startLimited starts the server on a Limiter of the test's (nil: the default, this node's memory).
+func startLimited(t *testing.T, plan string, credits int, limiter api.Limiter) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{logs: &syncBuffer{}, target: &target{hold: make(chan struct{})}, cancel: cancel, done: make(chan error, 1), now: time.Now()}
 	db, dbPath, err := openStore(ctx, t)
@@ -133,7 +139,7 @@ func start(t *testing.T, plan string, credits int) *env {
 	backend := api.NewStoreBackend(db, nil)
 	log := slog.New(slog.NewJSONHandler(e.logs, nil))
 	srv := api.New(api.Config{RequestTimeout: 5 * time.Second, ShutdownTimeout: 5 * time.Second},
-		api.Deps{Registry: reg, Live: e.target, Sandbox: sb, Auth: backend, Ledger: backend, Log: log})
+		api.Deps{Registry: reg, Live: e.target, Sandbox: sb, Auth: backend, Ledger: backend, Log: log, Limiter: limiter})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -336,59 +342,73 @@ func (e *env) targetHits() int {
 }
 
 func TestConcurrencyCeiling(t *testing.T) {
-	e := start(t, store.PlanFree, 0) // 10 in flight, burst 10
-	p := "/api/v1/shop/product?api_key=" + e.live.String() + "&query=HOLD01"
-	var wg sync.WaitGroup
-	for i := 0; i < 10; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if r := e.get(t, p); r.status != 200 {
-				t.Errorf("held request: %d %s", r.status, r.raw)
+	for _, kind := range limiterKinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			e := startLimited(t, store.PlanFree, 0, newTestLimiter(t, kind, nil)) // 10 in flight, burst 10
+			p := "/api/v1/shop/product?api_key=" + e.live.String() + "&query=HOLD01"
+			var wg sync.WaitGroup
+			for i := 0; i < 10; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if r := e.get(t, p); r.status != 200 {
+						t.Errorf("held request: %d %s", r.status, r.raw)
+					}
+				}()
 			}
-		}()
-	}
-	// Wait until all ten hold their slots at the target.
-	for e.targetHits() < 10 {
-		time.Sleep(5 * time.Millisecond) // poll; not a bound
-	}
-	// The refusal comes while all ten still hold their slots (the target answers none of them
-	// before hold is closed): request 11 did not wait for a slot.
-	r := e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=AB1234")
-	if r.status != 429 || r.body["error"] != "rate_limited" || r.header.Get("Retry-After") == "" {
-		t.Errorf("request 11: %d %s", r.status, r.raw)
-	}
-	if n := e.targetHits(); n != 10 {
-		t.Errorf("target hits %d while the ten are held, want 10", n)
-	}
-	close(e.target.hold)
-	wg.Wait()
-	// Slots are freed: after the burst window the key is admitted again.
-	if r := e.get(t, "/api/v1/shop/product?api_key="+e.test.String()+"&query=AB1234"); r.status != 200 {
-		t.Errorf("sandbox key of the same workspace has its own slots: %d %s", r.status, r.raw)
+			// Wait until all ten hold their slots at the target.
+			for e.targetHits() < 10 {
+				time.Sleep(5 * time.Millisecond) // poll; not a bound
+			}
+			// The refusal comes while all ten still hold their slots (the target answers none of them
+			// before hold is closed): request 11 did not wait for a slot.
+			r := e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=AB1234")
+			if r.status != 429 || r.body["error"] != "rate_limited" || r.header.Get("Retry-After") == "" {
+				t.Errorf("request 11: %d %s", r.status, r.raw)
+			}
+			if n := e.targetHits(); n != 10 {
+				t.Errorf("target hits %d while the ten are held, want 10", n)
+			}
+			close(e.target.hold)
+			wg.Wait()
+			// Slots are freed: after the burst window the key is admitted again.
+			if r := e.get(t, "/api/v1/shop/product?api_key="+e.test.String()+"&query=AB1234"); r.status != 200 {
+				t.Errorf("sandbox key of the same workspace has its own slots: %d %s", r.status, r.raw)
+			}
+		})
 	}
 }
 
 func TestBurstCeiling(t *testing.T) {
-	e := start(t, store.PlanFree, 0) // burst 10 in 3 s
-	p := "/api/v1/shop/product?api_key=" + e.test.String() + "&query=AB1234"
-	ok, limited := 0, 0
-	for i := 0; i < 14; i++ {
-		r := e.get(t, p)
-		switch r.status {
-		case 200:
-			ok++
-		case 429:
-			limited++
-			if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
-				t.Errorf("Retry-After %q", ra)
+	for _, kind := range limiterKinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			e := startLimited(t, store.PlanFree, 0, newTestLimiter(t, kind, nil)) // burst 10 in 3 s
+			p := "/api/v1/shop/product?api_key=" + e.test.String() + "&query=AB1234"
+			ok, limited := 0, 0
+			for i := 0; i < 14; i++ {
+				r := e.get(t, p)
+				switch r.status {
+				case 200:
+					ok++
+					if got, want := r.header.Get("Asa-Rps"), fmt.Sprintf("%d/2", ok); got != want && ok <= 2 {
+						// Only the first two are surely within one second of the first.
+						t.Errorf("admission %d: Asa-Rps %q, want %q", ok, got, want)
+					}
+				case 429:
+					limited++
+					if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+						t.Errorf("Retry-After %q", ra)
+					}
+				default:
+					t.Fatalf("status %d %s", r.status, r.raw)
+				}
 			}
-		default:
-			t.Fatalf("status %d %s", r.status, r.raw)
-		}
-	}
-	if ok != 10 || limited != 4 {
-		t.Errorf("admitted %d, limited %d; want 10 and 4", ok, limited)
+			if ok != 10 || limited != 4 {
+				t.Errorf("admitted %d, limited %d; want 10 and 4", ok, limited)
+			}
+		})
 	}
 }
 

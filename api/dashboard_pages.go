@@ -179,6 +179,7 @@ func (d *dashboard) revokeKey(c echo.Context, v *viewer) error {
 		return d.fail(c, err)
 	}
 	d.s.log.InfoContext(c.Request().Context(), "dashboard key revoked", "request_id", requestID(c), "workspace_id", v.Workspace.ID, "key", short)
+	d.s.keyRevoked(c.Request().Context(), short)
 	return c.Redirect(http.StatusSeeOther, "/dashboard/keys?revoked="+short)
 }
 

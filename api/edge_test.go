@@ -37,6 +37,7 @@ type edgeEnv struct {
 
 type edgeOpts struct {
 	plan           string
+	limiter        string // a limiterKinds name; "" is the default
 	metricsToken   string
 	metricsOwnPort bool
 }
@@ -73,7 +74,7 @@ func startEdge(t *testing.T, o edgeOpts) *edgeEnv {
 	srv := api.New(api.Config{RequestTimeout: 5 * time.Second, ShutdownTimeout: 5 * time.Second,
 		MetricsToken: o.metricsToken, MetricsOwnListener: o.metricsOwnPort},
 		api.Deps{Registry: reg, Live: e.target, Sandbox: sb, Auth: backend, Ledger: backend, Now: clock.Now,
-			Log: slog.New(slog.NewJSONHandler(e.logs, nil))})
+			Log: slog.New(slog.NewJSONHandler(e.logs, nil)), Limiter: newTestLimiter(t, o.limiter, clock.Now)})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,16 @@ func (e *edgeEnv) product(t *testing.T, key string) reply {
 // (The old limiter answered from the token bucket alone: after a burst of 10 on the free plan it
 // said 1 s, and a second later the 3-second window still refused.)
 func TestRetryAfterAdmitsAfterExactlyThatWait(t *testing.T) {
-	e := startEdge(t, edgeOpts{plan: store.PlanFree}) // 10 in flight, 2 RPS, 10 per 3 s
+	for _, kind := range limiterKinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			testRetryAfterAdmitsAfterExactlyThatWait(t, kind)
+		})
+	}
+}
+
+func testRetryAfterAdmitsAfterExactlyThatWait(t *testing.T, kind string) {
+	e := startEdge(t, edgeOpts{plan: store.PlanFree, limiter: kind}) // 10 in flight, 2 RPS, 10 per 3 s
 	tests := []struct {
 		name      string
 		burst     int           // admitted at once first
@@ -241,7 +251,16 @@ func checkRateLimitFields(t *testing.T, h http.Header, retryAfter string) {
 }
 
 func TestRateLimitFieldsOnAdmission(t *testing.T) {
-	e := startEdge(t, edgeOpts{plan: store.PlanPro}) // 50 in flight, 25 RPS, 60 per 3 s (window 75)
+	for _, kind := range limiterKinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			testRateLimitFieldsOnAdmission(t, kind)
+		})
+	}
+}
+
+func testRateLimitFieldsOnAdmission(t *testing.T, kind string) {
+	e := startEdge(t, edgeOpts{plan: store.PlanPro, limiter: kind}) // 50 in flight, 25 RPS, 60 per 3 s (window 75)
 	r := e.product(t, e.live.String())
 	if r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.raw)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -55,21 +56,41 @@ const (
 	limitBurst       = "burst"
 )
 
-// decision is the outcome of an admission.
-type decision struct {
-	at       time.Time // when the limiter decided
-	ok       bool
-	inFlight int
-	recent   int // admissions in the last second, for Asa-Rps
-	// reason names the limit that binds longest when refused.
-	reason string
-	// retryAfter is the wait until every limit that binds now would admit one request, assuming no
+// Decision is the outcome of an admission.
+type Decision struct {
+	At       time.Time // when the limiter decided
+	OK       bool
+	InFlight int // the key's requests in flight (on every node, with a shared limiter)
+	Recent   int // admissions in the last second, for Asa-Rps
+	// Reason names the limit that binds longest when refused.
+	Reason string
+	// RetryAfter is the wait until every limit that binds now would admit one request, assuming no
 	// other request of the key is admitted meanwhile. It is 0 when admitted.
-	retryAfter time.Duration
+	RetryAfter time.Duration
 	// What each policy has left after this decision, and when it next gives more (RateLimit header).
-	rateLeft, windowLeft int
-	rateWait, windowWait time.Duration
+	RateLeft, WindowLeft int
+	RateWait, WindowWait time.Duration
+	// Lease names an admission's concurrency slot for Release (a shared limiter's; "" in memory).
+	Lease string
 }
+
+// Limiter enforces every key's limits. The default is this node's memory (newLimiter); a
+// deployment of many nodes shares one in Redis (RedisLimiter), so that a key's ceilings hold across
+// them. Acquire's error means the limiter cannot decide (its store is unreachable): the request is
+// answered 503, never admitted unchecked.
+type Limiter interface {
+	Acquire(ctx context.Context, key int64, lim Limits) (Decision, error)
+	// Release frees an admission's concurrency slot; it runs exactly once per admission.
+	Release(key int64, lease string)
+}
+
+// Acquire is acquire; this node's memory never fails.
+func (l *limiter) Acquire(_ context.Context, key int64, lim Limits) (Decision, error) {
+	return l.acquire(key, lim), nil
+}
+
+// Release is release.
+func (l *limiter) Release(key int64, _ string) { l.release(key) }
 
 // tokenSlack absorbs the float error of a refill computed at exactly the announced instant: a
 // client that waits exactly Retry-After must find its token there.
@@ -77,7 +98,7 @@ const tokenSlack = 1e-9
 
 // acquire admits a request of key or says why not. On success the caller must call release exactly
 // once, on every exit path.
-func (l *limiter) acquire(key int64, lim Limits) decision {
+func (l *limiter) acquire(key int64, lim Limits) Decision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -97,24 +118,24 @@ func (l *limiter) acquire(key int64, lim Limits) decision {
 	}
 	// Every limit is checked, not the first that binds: a client told to come back when the bucket
 	// has a token must also find room in the burst window then, or its wait was a lie.
-	d := decision{at: now, inFlight: st.inFlight}
+	d := Decision{At: now, InFlight: st.inFlight}
 	var concWait time.Duration
 	if st.inFlight >= lim.Concurrency {
 		// Nobody knows when a slot frees; a second is the shortest wait worth announcing.
-		concWait, d.reason = time.Second, limitConcurrency
+		concWait, d.Reason = time.Second, limitConcurrency
 	}
 	rateWait := st.tokenWait(lim)
 	windowWait := st.windowWait(now)
 	if rateWait > 0 || windowWait > 0 || concWait > 0 {
-		d.retryAfter = max(concWait, rateWait, windowWait)
-		if d.reason == "" {
-			d.reason = limitRate
+		d.RetryAfter = max(concWait, rateWait, windowWait)
+		if d.Reason == "" {
+			d.Reason = limitRate
 			if windowWait > rateWait {
-				d.reason = limitBurst
+				d.Reason = limitBurst
 			}
 		}
-		d.rateWait, d.windowWait = rateWait, windowWait
-		d.rateLeft, d.windowLeft = st.rateLeft(lim), st.windowLeft(now, window)
+		d.RateWait, d.WindowWait = rateWait, windowWait
+		d.RateLeft, d.WindowLeft = st.rateLeft(lim), st.windowLeft(now, window)
 		return d
 	}
 	st.tokens--
@@ -126,10 +147,10 @@ func (l *limiter) acquire(key int64, lim Limits) decision {
 		st.ring[(st.head+st.count)%len(st.ring)] = now
 		st.count++
 	}
-	d.ok, d.inFlight = true, st.inFlight
-	d.recent = st.admittedSince(now.Add(-time.Second))
-	d.rateWait, d.windowWait = st.tokenWait(lim), st.windowWait(now)
-	d.rateLeft, d.windowLeft = st.rateLeft(lim), st.windowLeft(now, window)
+	d.OK, d.InFlight = true, st.inFlight
+	d.Recent = st.admittedSince(now.Add(-time.Second))
+	d.RateWait, d.WindowWait = st.tokenWait(lim), st.windowWait(now)
+	d.RateLeft, d.WindowLeft = st.rateLeft(lim), st.windowLeft(now, window)
 	return d
 }
 
@@ -203,19 +224,19 @@ const (
 // with nothing left says when it gives one more (t); one with room left says its window. The values
 // are conservative: the sustained policy never announces more than one second's worth, though the
 // bucket may hold more.
-func setRateLimitHeaders(h interface{ Set(k, v string) }, lim Limits, d decision) {
+func setRateLimitHeaders(h interface{ Set(k, v string) }, lim Limits, d Decision) {
 	h.Set(HeaderRateLimitPolicy, fmt.Sprintf(`"%s";q=%d;qu="concurrent-requests", "%s";q=%d;w=1, "%s";q=%d;w=%d`,
 		limitConcurrency, lim.Concurrency, limitRate, int(math.Ceil(lim.RPS)), limitBurst, WindowCeiling(lim), int(BurstWindow.Seconds())))
-	concLeft := max(0, lim.Concurrency-d.inFlight)
+	concLeft := max(0, lim.Concurrency-d.InFlight)
 	rateT, burstT := 1, int(BurstWindow.Seconds())
-	if d.rateLeft == 0 {
-		rateT = retryAfterSeconds(d.rateWait)
+	if d.RateLeft == 0 {
+		rateT = retryAfterSeconds(d.RateWait)
 	}
-	if d.windowLeft == 0 {
-		burstT = retryAfterSeconds(d.windowWait)
+	if d.WindowLeft == 0 {
+		burstT = retryAfterSeconds(d.WindowWait)
 	}
 	h.Set(HeaderRateLimit, fmt.Sprintf(`"%s";r=%d, "%s";r=%d;t=%d, "%s";r=%d;t=%d`,
-		limitConcurrency, concLeft, limitRate, d.rateLeft, rateT, limitBurst, d.windowLeft, burstT))
+		limitConcurrency, concLeft, limitRate, d.RateLeft, rateT, limitBurst, d.WindowLeft, burstT))
 }
 
 // formatRPS writes a rate without a needless fraction.

@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"asa/store"
-	"asa/store/pgtest"
-
 	"go.uber.org/goleak"
+
+	"asa/api"
+	"asa/store/pgtest"
 )
 
 // TestMain fails the package's tests when a goroutine outlives them: every server, worker,
@@ -16,9 +17,10 @@ import (
 // connection loops when it closes its server and its client's idle connections; an option to
 // ignore one would hide exactly the leak this is for.
 //
-// The PostgreSQL server of TestPostgres, if a test started one, is stopped after the tests.
+// The PostgreSQL server of TestPostgres and the redis-server of the limit tests, if a test started
+// them, are stopped after the tests, before the check.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(pgtest.Wrap(m, migrated))
+	goleak.VerifyTestMain(pgtest.Wrap(api.RedisForTests.Wrap(m), migrated))
 }
 
 // migrated applies the migrations to the template every PostgreSQL test database is copied from.

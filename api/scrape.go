@@ -22,7 +22,7 @@ import (
 var ReservedParams = []string{"render_js", "screenshot"}
 
 // authenticate finds the key in the api_key parameter, the X-API-Key header or an
-// Authorization: Bearer header (design decision 3). Where it is given more than once, every copy
+// Authorization: Bearer header (design Decision 3). Where it is given more than once, every copy
 // must be the same key.
 func (s *Server) authenticate(c echo.Context) (Principal, *errcode.Error) {
 	raw, kerr := keyOf(c.QueryParams()["api_key"], c.Request().Header)
@@ -50,25 +50,30 @@ func (s *Server) authenticate(c echo.Context) (Principal, *errcode.Error) {
 
 // admit applies the key's limits; the returned release must run on every exit path.
 func (s *Server) admit(c echo.Context, p Principal) (func(), *errcode.Error) {
-	d := s.limiter.acquire(p.KeyID, p.Limits)
-	if d.ok && s.deps.OnAdmit != nil {
-		s.deps.OnAdmit(p.KeyID, d.at)
+	d, err := s.limits.Acquire(c.Request().Context(), p.KeyID, p.Limits)
+	if err != nil {
+		// Fail closed (RedisLimiter's --redis-fail closed): the limits cannot be checked, so the
+		// request is not served; nothing was charged.
+		return nil, &errcode.Error{Code: errcode.ServiceUnavailable, Message: "the service cannot check this key's rate limits right now; nothing was charged", Cause: err}
+	}
+	if d.OK && s.deps.OnAdmit != nil {
+		s.deps.OnAdmit(p.KeyID, d.At)
 	}
 	h := c.Response().Header()
 	setRateLimitHeaders(h, p.Limits, d)
-	if !d.ok {
-		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.retryAfter)))
+	if !d.OK {
+		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds(d.RetryAfter)))
 		msg := fmt.Sprintf("rate limit: at most %s requests per second and %d per %v for this key", formatRPS(p.Limits.RPS), WindowCeiling(p.Limits), BurstWindow)
-		if d.reason == limitConcurrency {
+		if d.Reason == limitConcurrency {
 			msg = fmt.Sprintf("concurrency limit: at most %d requests in flight for this key", p.Limits.Concurrency)
 		}
 		return nil, errcode.New(errcode.RateLimited, "%s", msg)
 	}
-	h.Set(HeaderConcurrency, fmt.Sprintf("%d/%d", d.inFlight, p.Limits.Concurrency))
-	h.Set(HeaderRPS, fmt.Sprintf("%d/%s", d.recent, formatRPS(p.Limits.RPS)))
+	h.Set(HeaderConcurrency, fmt.Sprintf("%d/%d", d.InFlight, p.Limits.Concurrency))
+	h.Set(HeaderRPS, fmt.Sprintf("%d/%s", d.Recent, formatRPS(p.Limits.RPS)))
 	s.metrics.inFlight.Add(1)
 	return func() {
-		s.limiter.release(p.KeyID)
+		s.limits.Release(p.KeyID, d.Lease)
 		s.metrics.inFlight.Add(-1)
 	}, nil
 }
@@ -230,7 +235,7 @@ func endpointQuery(c echo.Context) (url.Values, *errcode.Error) {
 	return q, nil
 }
 
-// HeaderSandboxCase names the fixture case that answered a sandbox request (design decision 16).
+// HeaderSandboxCase names the fixture case that answered a sandbox request (design Decision 16).
 const HeaderSandboxCase = "Asa-Sandbox-Case"
 
 // takeSandboxCase removes sandbox_case from q and returns it: a case name is for sandbox keys only,

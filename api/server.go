@@ -180,6 +180,12 @@ type Deps struct {
 	Dashboard DashboardConfig
 	// Fixtures is the fixture tree whose corpus/*.yaml the catalogue counts (nil: the embedded one).
 	Fixtures fs.FS
+	// Limiter enforces the per-key limits (nil: this node's memory; RedisLimiter shares them
+	// between nodes).
+	Limiter Limiter
+	// Revocations, when set, tells every node of a revocation made on one (an AuthCache as Auth
+	// forgets the key at once; RunRevocations listens).
+	Revocations Revocations
 }
 
 // Server is the API service.
@@ -189,7 +195,7 @@ type Server struct {
 	log     *slog.Logger
 	echo    *echo.Echo
 	obs     *echo.Echo // serves /metrics alone, on the listener of ServeMetrics
-	limiter *limiter
+	limits  Limiter
 	metrics *metrics
 	now     func() time.Time
 	batch   *worker
@@ -215,7 +221,10 @@ func New(cfg Config, deps Deps) *Server {
 	if deps.Log == nil {
 		deps.Log = slog.Default()
 	}
-	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
+	if deps.Limiter == nil {
+		deps.Limiter = newLimiter(deps.Now)
+	}
+	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limits: deps.Limiter, metrics: newMetrics(), now: deps.Now}
 	s.refusals = newRefusalLog(s.log, s.now)
 	e := s.newEcho()
 	e.Use(s.bodyLimit)
@@ -311,6 +320,9 @@ func (s *Server) metricsHandler(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
 	c.Response().WriteHeader(http.StatusOK)
 	s.metrics.write(c.Response())
+	if m, ok := s.limits.(metricsWriter); ok {
+		m.writeMetrics(c.Response())
+	}
 	return nil
 }
 

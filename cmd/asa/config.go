@@ -51,7 +51,23 @@ type serveConfig struct {
 	// MetricsToken makes /metrics require Authorization: Bearer TOKEN wherever it is served.
 	MetricsAddr  string `yaml:"metrics_addr"`
 	MetricsToken string `yaml:"metrics_token"`
+	// Redis (a redis:// URL) shares every key's rate limits between the nodes of a deployment;
+	// RedisFail is what admissions do while it is unreachable: "closed" (503) or "open" (each
+	// node alone). docs/operations.md, "Many nodes".
+	Redis     string `yaml:"redis"`
+	RedisFail string `yaml:"redis_fail"`
+	// AuthCacheTTL keeps authenticated keys in memory this long (0: every request looks its key
+	// up). Unset (negative), it is DefaultAuthCacheTTL with Redis, which tells every node of a
+	// revocation at once, and 0 without.
+	AuthCacheTTL time.Duration `yaml:"auth_cache_ttl"`
 }
+
+// DefaultAuthCacheTTL is the auth cache's lifetime with --redis: the bound on how long a revocation
+// whose pub/sub message was lost, a plan change or another node's charges go unseen.
+const DefaultAuthCacheTTL = 5 * time.Second
+
+// maxAuthCacheTTL keeps the documented promise: a revoked key is refused on every node within 10 s.
+const maxAuthCacheTTL = 10 * time.Second
 
 type proxyConfig struct {
 	URL     string `yaml:"url"`
@@ -67,6 +83,8 @@ func defaultServeConfig() serveConfig {
 		RequestTimeout:  90 * time.Second,
 		ShutdownTimeout: 30 * time.Second,
 		StoreTimeout:    store.DefaultTimeout,
+		RedisFail:       "closed",
+		AuthCacheTTL:    -1,
 	}
 }
 
@@ -79,6 +97,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_BATCH_LEASE", "batch_lease"}, {"ASA_DB_POOL_SIZE", "db_pool_size"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
+	{"ASA_REDIS", "redis"}, {"ASA_REDIS_FAIL", "redis_fail"}, {"ASA_AUTH_CACHE_TTL", "auth_cache_ttl"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -104,6 +123,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	dbPool := fl.Int("db-pool-size", 0, "PostgreSQL connections per pool, two pools a node (env ASA_DB_POOL_SIZE; default 10)")
 	metricsAddr := fl.String("metrics-addr", "", "serve /metrics on this HOST:PORT instead of the API's address (env ASA_METRICS_ADDR)")
 	metricsToken := fl.String("metrics-token", "", "require Authorization: Bearer TOKEN on /metrics (env ASA_METRICS_TOKEN, which keeps it out of ps)")
+	redisURL := fl.String("redis", "", "redis://HOST:PORT/DB shared by every node for the per-key rate limits (env ASA_REDIS; default: this node's memory)")
+	redisFail := fl.String("redis-fail", "", "while Redis is unreachable: closed (503 service_unavailable) or open (each node enforces the limits alone) (env ASA_REDIS_FAIL; default closed)")
+	authTTL := fl.Duration("auth-cache-ttl", 0, "keep authenticated keys in memory this long, at most 10s; 0 looks every request's key up (env ASA_AUTH_CACHE_TTL; default 5s with --redis, else 0)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -190,6 +212,29 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *metricsToken != "" {
 		cfg.MetricsToken = *metricsToken
 	}
+	if *redisURL != "" {
+		cfg.Redis = *redisURL
+	}
+	if *redisFail != "" {
+		cfg.RedisFail = *redisFail
+	}
+	if set["auth-cache-ttl"] {
+		cfg.AuthCacheTTL = *authTTL
+	}
+	if cfg.AuthCacheTTL < 0 {
+		cfg.AuthCacheTTL = 0
+		if cfg.Redis != "" {
+			cfg.AuthCacheTTL = DefaultAuthCacheTTL
+		}
+	}
+	if cfg.AuthCacheTTL > maxAuthCacheTTL {
+		return cfg, fmt.Errorf("auth cache ttl %v: at most %v (a revoked key must be refused everywhere within 10 s)", cfg.AuthCacheTTL, maxAuthCacheTTL)
+	}
+	switch cfg.RedisFail {
+	case "open", "closed":
+	default:
+		return cfg, fmt.Errorf("redis fail %q: open or closed", cfg.RedisFail)
+	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
 	}
@@ -239,6 +284,10 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.MetricsAddr = v
 	case "metrics_token":
 		cfg.MetricsToken = v
+	case "redis":
+		cfg.Redis = v
+	case "redis_fail":
+		cfg.RedisFail = v
 	case "batch_concurrency", "db_pool_size":
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -255,6 +304,12 @@ func setKey(cfg *serveConfig, key, v string) error {
 			return err
 		}
 		cfg.AllowPrivateNetwork = b
+	case "auth_cache_ttl":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		cfg.AuthCacheTTL = d
 	case "request_timeout", "shutdown_timeout", "store_timeout", "batch_lease":
 		d, err := time.ParseDuration(v)
 		if err != nil {

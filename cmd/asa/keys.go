@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"asa/store"
+	"asa/store/redisrevoke"
 )
 
 // reorder moves flags before positional arguments, so `asa keys revoke PREFIX --db x` works too.
@@ -45,7 +46,8 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	test := fl.Bool("test", false, "create a sandbox key (asa_test_)")
 	pf := addPlanFlags(fl, store.PlanFree) // the plan of a new workspace
 	createWS := fl.Bool("create-workspace", false, "create: make the --workspace if it does not exist (else an unknown name is an error)")
-	if err := fl.Parse(reorder(args[1:], map[string]bool{"db": true, "workspace": true, "plan": true, "credits": true, "concurrency": true, "rps": true})); err != nil {
+	redisURL := fl.String("redis", os.Getenv("ASA_REDIS"), "revoke: the deployment's Redis (env ASA_REDIS), to tell every node at once rather than when their auth caches expire")
+	if err := fl.Parse(reorder(args[1:], map[string]bool{"db": true, "workspace": true, "plan": true, "credits": true, "concurrency": true, "rps": true, "redis": true})); err != nil {
 		return 2
 	}
 	resolveDB(fl, dbPath, "asa keys", stderr)
@@ -154,6 +156,12 @@ func cmdKeys(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if found == 0 {
 			fmt.Fprintf(stderr, "asa keys revoke: no key with short prefix %s\n", prefix)
 			return 1
+		}
+		if *redisURL != "" {
+			if err := publishRevocation(ctx, *redisURL, prefix); err != nil {
+				// The revocation stands; the nodes see it when their cache entries expire.
+				fmt.Fprintf(stderr, "asa keys revoke: not announced to the nodes (they refuse the key within their auth cache's TTL): %v\n", err)
+			}
 		}
 		return 0
 	}
@@ -268,4 +276,17 @@ func cmdUsage(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	_ = tw.Flush()
 	return 0
+}
+
+// publishRevocation tells every node of the deployment that the key is revoked (their auth caches
+// forget it at once).
+func publishRevocation(ctx context.Context, url, short string) error {
+	bus, err := redisrevoke.Open(url)
+	if err != nil {
+		return err
+	}
+	defer bus.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return bus.Publish(ctx, short)
 }

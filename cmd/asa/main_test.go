@@ -16,9 +16,10 @@ import (
 // connection loops when it closes its server and its client's idle connections; an option to
 // ignore one would hide exactly the leak this is for.
 //
-// The PostgreSQL server of TestPostgres, if a test started one, is stopped after the tests.
+// The PostgreSQL server of TestPostgres and the redis-server of the revocation test, if a test
+// started them, are stopped after the tests, before the check.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(pgtest.Wrap(m, migrated))
+	goleak.VerifyTestMain(pgtest.Wrap(redisForTests.Wrap(m), migrated))
 }
 
 // TestPostgres runs the commands that only use the store on a PostgreSQL database (a server

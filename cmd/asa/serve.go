@@ -20,6 +20,8 @@ import (
 	"asa/engine/registry"
 	"asa/fixtures"
 	"asa/store"
+	"asa/store/redislimit"
+	"asa/store/redisrevoke"
 )
 
 func newLogger(cfg serveConfig, w io.Writer) *slog.Logger {
@@ -89,6 +91,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		log.Info("serving /metrics", "addr", mln.Addr().String(), "token", cfg.MetricsToken != "")
 	}
 	go purgeRevoked(ctx, db, log)
+	revCtx, stopRev := context.WithCancel(ctx)
+	revDone := make(chan struct{})
+	go func() { srv.RunRevocations(revCtx); close(revDone) }()
+	defer func() { stopRev(); <-revDone }()
 	batches := make(chan error, 1)
 	go func() { batches <- srv.RunBatches(ctx) }()
 	defer func() { <-batches }() // before db.Close: running items finish or are released
@@ -168,11 +174,32 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	}
 	svc.closers = append(svc.closers, webhooks.Close)
 	backend := api.NewStoreBackend(db, nil)
-	deps := api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
+	limiter, closeLimiter, err := newLimiter(ctx, cfg, log)
+	if err != nil {
+		log.Error("--redis", "err", err)
+		return nil, false
+	}
+	svc.closers = append(svc.closers, closeLimiter)
+	var auth api.Authenticator = backend
+	if cfg.AuthCacheTTL > 0 {
+		auth = api.NewAuthCache(backend, cfg.AuthCacheTTL, nil)
+	}
+	var revocations api.Revocations
+	if cfg.Redis != "" {
+		bus, err := redisrevoke.Open(cfg.Redis)
+		if err != nil {
+			log.Error("--redis", "err", err)
+			return nil, false
+		}
+		svc.closers = append(svc.closers, func() { bus.Close() })
+		revocations = bus
+	}
+	deps := api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: auth, Ledger: backend, Log: log,
 		Docs:      docs.FS,
 		Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
-		Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}}
+		Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
+		Limiter: limiter, Revocations: revocations}
 	if !web {
 		// asa mcp in process: its calls never reach a page, and the dashboard's password hasher
 		// and the rendered docs cost a start.
@@ -183,6 +210,31 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	svc.srv, svc.db, svc.reg, svc.fixSrc = srv, db, reg, fixSrc
 	ok = true
 	return svc, true
+}
+
+// newLimiter returns the per-key limiter: nil (the server's default, this node's memory) without
+// --redis, else the Redis one with its lease renewal running until ctx is done. A Redis that does
+// not answer at start is logged, not fatal: admissions fail open or closed until it does.
+func newLimiter(ctx context.Context, cfg serveConfig, log *slog.Logger) (api.Limiter, func(), error) {
+	if cfg.Redis == "" {
+		return nil, func() {}, nil
+	}
+	rl, err := redislimit.Open(cfg.Redis, redislimit.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	if err := rl.Ping(pctx); err != nil {
+		log.Warn("redis does not answer yet: rate limits fail "+cfg.RedisFail+" until it does", "err", err)
+	} else {
+		log.Info("rate limits shared in redis", "fail", cfg.RedisFail)
+	}
+	cancel()
+	lim := api.NewRedisLimiter(rl, api.RedisLimiterOptions{FailOpen: cfg.RedisFail == "open", Log: log})
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { lim.Run(rctx); close(done) }()
+	return lim, func() { stop(); <-done; rl.Close() }, nil
 }
 
 // sandboxFixtures picks the fixtures the sandbox answers from: --fixtures, else the fixtures/ directory
