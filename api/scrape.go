@@ -97,9 +97,9 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				"fetch_ms", fetching.spent.Milliseconds())
 		}()
 		fail := func(e *errcode.Error) error {
-			status, code = e.Code.Status(), string(e.Code)
+			status, code = e.Code.Status(), string(clientCode(e.Code))
 			if e.Code == errcode.Blocked {
-				status, code = http.StatusBadGateway, string(errcode.TargetUnreachable)
+				status = http.StatusBadGateway
 			}
 			if authed {
 				s.logRequest(c, p, plan.ID, status, code, 0, start)
@@ -154,6 +154,9 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if err != nil {
 			var re *engine.RunError
 			if errors.As(err, &re) {
+				if !p.Test {
+					s.health.failure(plan, clientCode(re.Err.Code))
+				}
 				setFetchHeaders(c, re.Attempts, re.SourceStatus, re.ResolvedURL)
 				if re.Err.Code == errcode.ExtractionFailed {
 					s.metrics.extractionFailed(plan.ID)
@@ -163,7 +166,14 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				}
 				return fail(re.Err)
 			}
+			if !p.Test {
+				s.health.failure(plan, errcode.InternalError)
+			}
 			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		if !p.Test {
+			// Extractor health counts live runs only: sandbox answers are our own fixture pages.
+			s.health.success(plan, res.Data)
 		}
 		setFetchHeaders(c, res.Attempts, res.SourceStatus, res.ResolvedURL)
 		body, err := res.MarshalJSON()
@@ -188,6 +198,15 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 		return c.JSONBlob(http.StatusOK, body)
 	}
+}
+
+// clientCode is the code a client sees for a run's error: a block is target_unreachable (design
+// decision 7).
+func clientCode(c errcode.Code) errcode.Code {
+	if c == errcode.Blocked {
+		return errcode.TargetUnreachable
+	}
+	return c
 }
 
 // checkCredits refuses a live request when the workspace's allowance cannot pay for one more: a

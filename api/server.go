@@ -180,6 +180,9 @@ type Deps struct {
 	Dashboard DashboardConfig
 	// Fixtures is the fixture tree whose corpus/*.yaml the catalogue counts (nil: the embedded one).
 	Fixtures fs.FS
+	// Health configures extractor health (fill rates and error mix of live runs, alerts); without
+	// a Health.Store it is off.
+	Health HealthConfig
 }
 
 // Server is the API service.
@@ -195,6 +198,8 @@ type Server struct {
 	batch   *worker
 	// refusals bounds the log lines of requests refused before any fetch (refusallog.go).
 	refusals *refusalLog
+	// health counts live runs for extractor health (health.go); nil when it is off.
+	health *healthMonitor
 	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
 	countsOnce sync.Once
 	counts     map[string]fixture.CorpusCount
@@ -214,6 +219,13 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
 	s.refusals = newRefusalLog(s.log, s.now)
+	if deps.Health.Store != nil {
+		plans := map[string]*engine.Plan{}
+		for _, id := range deps.Registry.IDs() {
+			plans[id] = deps.Registry.Plan(id)
+		}
+		s.health = newHealthMonitor(deps.Health, plans, s.log, s.now)
+	}
 	e := s.newEcho()
 	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
@@ -307,6 +319,9 @@ func (s *Server) metricsHandler(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderContentType, "text/plain; version=0.0.4; charset=utf-8")
 	c.Response().WriteHeader(http.StatusOK)
 	s.metrics.write(c.Response())
+	if s.health != nil {
+		s.health.writeMetrics(c.Response(), s.health.current(c.Request().Context()))
+	}
 	return nil
 }
 

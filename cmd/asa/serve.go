@@ -100,6 +100,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
+			Health:  api.HealthConfig{Store: db},
 			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
 			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -129,6 +130,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	batches := make(chan error, 1)
 	go func() { batches <- srv.RunBatches(ctx) }()
 	defer func() { <-batches }() // before db.Close: running items finish or are released
+	health := make(chan error, 1)
+	go func() { health <- srv.RunHealth(ctx) }()
+	defer func() { <-health }() // before db.Close: the last counts are added
 	log.Info("asa serving", "addr", ln.Addr().String(), "db", cfg.DB, "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs), "fixtures", fixSrc)
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serving", "err", err)
