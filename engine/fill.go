@@ -93,9 +93,9 @@ func Fill(fields []FillField, data map[string]any) []FillCount {
 	return out
 }
 
-// Filled reports whether a value counts as present: not null, and not an empty string, list or
-// object (an extractor that lost its selector often yields those instead of null). false and 0 are
-// values.
+// Filled reports whether a value counts as present: not null, not an empty string or list, and not
+// an object without a present value (an extractor that lost its selectors often yields those
+// instead of null). false and 0 are values.
 func Filled(v any) bool {
 	switch x := v.(type) {
 	case nil:
@@ -105,7 +105,13 @@ func Filled(v any) bool {
 	case []any:
 		return len(x) > 0
 	case map[string]any:
-		return len(x) > 0
+		// An object of nulls is what a record whose selectors all missed looks like.
+		for _, e := range x {
+			if Filled(e) {
+				return true
+			}
+		}
+		return false
 	}
 	// Other slices and maps (a function may give []string) count by length too.
 	if r := reflect.ValueOf(v); r.Kind() == reflect.Slice || r.Kind() == reflect.Map {

@@ -85,7 +85,8 @@ func TestFilled(t *testing.T) {
 	for _, tc := range []struct {
 		v    any
 		want bool
-	}{{nil, false}, {"", false}, {[]any{}, false}, {map[string]any{}, false}, {[]string{}, false},
+	}{{nil, false}, {"", false}, {[]any{}, false}, {map[string]any{}, false}, {map[string]any{"a": nil, "b": ""}, false}, {[]string{}, false},
+		{map[string]any{"a": nil, "b": 0.0}, true},
 		{"x", true}, {0.0, true}, {false, true}, {[]string{"a"}, true}, {[]any{nil}, true}} {
 		if got := engine.Filled(tc.v); got != tc.want {
 			t.Errorf("Filled(%#v) = %v, want %v", tc.v, got, tc.want)
