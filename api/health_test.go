@@ -29,6 +29,7 @@ import (
 type healthEnv struct {
 	*dashEnv
 	farm *farm.Farm
+	ws   store.Workspace
 	live apikey.Key
 }
 
@@ -44,7 +45,7 @@ func startHealth(t *testing.T) *healthEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(client.Close)
-	reg, _ := shipped(t)
+	reg, sandbox := shipped(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	// A fixed time 10 minutes into an hour: the runs of each phase fall in the hour the test means.
 	start := time.Now().UTC().Truncate(time.Hour).Add(10 * time.Minute)
@@ -64,7 +65,7 @@ func startHealth(t *testing.T) *healthEnv {
 		t.Fatal(err)
 	}
 	backend := api.NewStoreBackend(db, e.clock.now)
-	srv := api.New(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{Registry: reg, Live: client, Auth: backend, Ledger: backend,
+	srv := api.New(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{Registry: reg, Live: client, Sandbox: sandbox, Auth: backend, Ledger: backend,
 		Now: e.clock.now, Log: slog.New(slog.NewJSONHandler(e.logs, nil)),
 		Dashboard: api.DashboardConfig{Store: db, Argon2: api.Argon2Params{MemoryKiB: 256, Time: 1, Threads: 1}},
 		Health:    api.HealthConfig{Store: db}})
@@ -82,7 +83,7 @@ func startHealth(t *testing.T) *healthEnv {
 		<-health
 		db.Close()
 	})
-	return &healthEnv{dashEnv: e, farm: f, live: live}
+	return &healthEnv{dashEnv: e, farm: f, ws: ws, live: live}
 }
 
 // servePageFile serves the fixture case's page at the URL its endpoint asks for, read from a copy

@@ -18,6 +18,7 @@ func (s *Server) registerDocs(e *echo.Echo, d *dashboard) {
 		DocsURL:        s.cfg.DocsBaseURL,
 		CostPerRequest: CostPerRequest,
 		SandboxCases:   s.sandboxCases(),
+		MaxUsageDays:   MaxUsageDays,
 	})
 	e.GET("/api/v1/openapi.json", func(c echo.Context) error {
 		if err != nil {
@@ -44,6 +45,9 @@ func (s *Server) webPage(c echo.Context, d *dashboard, page string, v *view) err
 		v.Viewer, _ = d.viewerOf(c)
 		v.Dashboard = true
 		v.Batches = d.batchPages
+		if h := s.health; h != nil {
+			v.Health, v.HealthAlerts = true, len(h.last.Load().Alerts)
+		}
 		if v.Viewer != nil {
 			v.CSRF = v.Viewer.CSRF
 		}

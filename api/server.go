@@ -180,6 +180,9 @@ type Deps struct {
 	Dashboard DashboardConfig
 	// Fixtures is the fixture tree whose corpus/*.yaml the catalogue counts (nil: the embedded one).
 	Fixtures fs.FS
+	// Usage answers GET /api/v1/usage and /api/v1/account; nil takes Dashboard.Store, and
+	// without either both routes are left out.
+	Usage UsageReader
 	// Health configures extractor health (fill rates and error mix of live runs, alerts); without
 	// a Health.Store it is off.
 	Health HealthConfig
@@ -198,6 +201,8 @@ type Server struct {
 	batch   *worker
 	// refusals bounds the log lines of requests refused before any fetch (refusallog.go).
 	refusals *refusalLog
+	// usage reads the usage API's reports (account.go); nil leaves the usage API out.
+	usage UsageReader
 	// health counts live runs for extractor health (health.go); nil when it is off.
 	health *healthMonitor
 	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
@@ -247,6 +252,11 @@ func New(cfg Config, deps Deps) *Server {
 		}
 	}
 	e.GET("/api/v1/universal/get", s.universalHandler)
+	s.usage = deps.Usage
+	if s.usage == nil && deps.Dashboard.Store != nil {
+		s.usage = deps.Dashboard.Store
+	}
+	s.registerAccount(e)
 	s.registerBatches(e)
 	s.registerWeb(e)
 	s.echo = e
