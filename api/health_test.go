@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -179,11 +180,9 @@ func TestExtractorHealthAlertOnMarkupChange(t *testing.T) {
 	q := fixture.Values(c.Params)
 	q.Set("api_key", h.live.String())
 	path := "/api/v1/amazon/product?" + q.Encode()
-	r := &env{base: h.base}
 	scrape := func(n, status int, check func(reply)) {
 		t.Helper()
-		for range n {
-			got := r.get(t, path)
+		for _, got := range getMany(t, h.base+path, n) {
 			if got.status != status {
 				t.Fatalf("status %d, want %d: %s", got.status, status, got.raw)
 			}
@@ -297,6 +296,43 @@ func TestExtractorHealthAlertOnMarkupChange(t *testing.T) {
 	if failed != 20 {
 		t.Errorf("extraction_failed outcomes %d, want 20: %+v", failed, outs)
 	}
+}
+
+// getMany sends n GETs of url, four at a time (runs are independent; the store's group commit
+// takes their charges together), and returns the replies.
+func getMany(t *testing.T, url string, n int) []reply {
+	t.Helper()
+	out := make([]reply, n)
+	errs := make(chan error, n)
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(4, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				resp, err := http.Get(url)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				out[i] = reply{status: resp.StatusCode, header: resp.Header, raw: string(b)}
+				_ = json.Unmarshal(b, &out[i].body)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func grepLines(s, sub string) string {
