@@ -258,14 +258,16 @@ func drawHealthChart(hours int, from time.Time, rates map[string]map[int64]float
 	for _, f := range []float64{0, 0.5, 1} {
 		ch.YTicks = append(ch.YTicks, chartTick{Pos: y(f), Label: pct(f)})
 	}
-	labelEvery := max(1, hours/6)
-	for i := hours - 1; i >= 0; i -= labelEvery {
+	// Ticks on whole hours: every 4 hours over a day, else at midnight every day or every few days.
+	every, layout := 4, "15:00"
+	if hours > 24 {
+		every, layout = 24*max(1, hours/24/7), "01-02"
+	}
+	for i := range hours {
 		t := from.Add(time.Duration(i) * time.Hour)
-		label := t.Format("15:00")
-		if hours > 24 {
-			label = t.Format("01-02")
+		if int(t.Unix()/3600)%every == 0 {
+			ch.XTicks = append(ch.XTicks, chartTick{Pos: x(int64(i)) - slot/2, Label: t.Format(layout)})
 		}
-		ch.XTicks = append(ch.XTicks, chartTick{Pos: x(int64(i)), Label: label})
 	}
 	return ch
 }
