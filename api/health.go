@@ -222,6 +222,15 @@ func (m *healthMonitor) failure(plan *engine.Plan, code errcode.Code) {
 	m.bucket(plan).outcomes[string(code)]++
 }
 
+// clientCode is the code a client sees for a run's error: a block is target_unreachable (design
+// decision 7).
+func clientCode(c errcode.Code) errcode.Code {
+	if c == errcode.Blocked {
+		return errcode.TargetUnreachable
+	}
+	return c
+}
+
 // flush adds what this node counted to the store. When the store refuses, the counts go back to be
 // added at the next flush (hours older than the retention are let go).
 func (m *healthMonitor) flush(ctx context.Context) error {

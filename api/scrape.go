@@ -97,9 +97,9 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				"fetch_ms", fetching.spent.Milliseconds())
 		}()
 		fail := func(e *errcode.Error) error {
-			status, code = e.Code.Status(), string(clientCode(e.Code))
+			status, code = e.Code.Status(), string(e.Code)
 			if e.Code == errcode.Blocked {
-				status = http.StatusBadGateway
+				status, code = http.StatusBadGateway, string(errcode.TargetUnreachable)
 			}
 			if authed {
 				s.logRequest(c, p, plan.ID, status, code, 0, start)
@@ -198,15 +198,6 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 		return c.JSONBlob(http.StatusOK, body)
 	}
-}
-
-// clientCode is the code a client sees for a run's error: a block is target_unreachable (design
-// decision 7).
-func clientCode(c errcode.Code) errcode.Code {
-	if c == errcode.Blocked {
-		return errcode.TargetUnreachable
-	}
-	return c
 }
 
 // checkCredits refuses a live request when the workspace's allowance cannot pay for one more: a
