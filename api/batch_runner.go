@@ -75,9 +75,18 @@ func (r planRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResu
 			if re.Err.Code == errcode.ExtractionFailed {
 				s.metrics.extractionFailed(plan.ID)
 			}
+			if !p.Test {
+				s.health.failure(plan, clientCode(re.Err.Code))
+			}
 			return ItemResult{Err: re.Err}
 		}
+		if !p.Test {
+			s.health.failure(plan, errcode.InternalError)
+		}
 		return ItemResult{Err: &errcode.Error{Code: errcode.InternalError, Cause: err}}
+	}
+	if !p.Test {
+		s.health.success(plan, res.Data)
 	}
 	body, err := res.MarshalJSON()
 	if err != nil {

@@ -332,9 +332,12 @@ type view struct {
 	CSRF      string
 	Dashboard bool
 	Batches   bool
-	Notice    string
-	Error     string
-	Data      any
+	// Health shows the extractor health page in the nav, with the count of firing alerts.
+	Health       bool
+	HealthAlerts int
+	Notice       string
+	Error        string
+	Data         any
 }
 
 func (d *dashboard) render(c echo.Context, status int, page string, v *view) error {
@@ -342,6 +345,9 @@ func (d *dashboard) render(c echo.Context, status int, page string, v *view) err
 		v.CSRF = v.Viewer.CSRF
 	}
 	v.Dashboard, v.Batches = true, d.batchPages
+	if h := d.s.health; h != nil {
+		v.Health, v.HealthAlerts = true, len(h.last.Load().Alerts)
+	}
 	if err := renderPage(c, status, page, v); err != nil {
 		return d.fail(c, err)
 	}

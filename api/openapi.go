@@ -48,6 +48,7 @@ func (s *Server) openAPIDocument() ([]byte, error) {
 			DocsURL:        s.cfg.DocsBaseURL,
 			CostPerRequest: CostPerRequest,
 			SandboxCases:   s.sandboxCases(),
+			MaxUsageDays:   MaxUsageDays,
 		})
 	})
 	return s.openapi.doc, s.openapi.err
@@ -60,6 +61,9 @@ func (s *Server) webPage(c echo.Context, d *dashboard, page string, v *view) err
 		v.Viewer, _ = d.viewerOf(c)
 		v.Dashboard = true
 		v.Batches = d.batchPages
+		if h := s.health; h != nil {
+			v.Health, v.HealthAlerts = true, len(h.last.Load().Alerts)
+		}
 		if v.Viewer != nil {
 			v.CSRF = v.Viewer.CSRF
 		}

@@ -159,6 +159,9 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if err != nil {
 			var re *engine.RunError
 			if errors.As(err, &re) {
+				if !p.Test {
+					s.health.failure(plan, clientCode(re.Err.Code))
+				}
 				setFetchHeaders(c, re.Attempts, re.SourceStatus, re.ResolvedURL)
 				if re.Err.Code == errcode.ExtractionFailed {
 					s.metrics.extractionFailed(plan.ID)
@@ -168,7 +171,14 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				}
 				return fail(re.Err)
 			}
+			if !p.Test {
+				s.health.failure(plan, errcode.InternalError)
+			}
 			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		if !p.Test {
+			// Extractor health counts live runs only: sandbox answers are our own fixture pages.
+			s.health.success(plan, res.Data)
 		}
 		setFetchHeaders(c, res.Attempts, res.SourceStatus, res.ResolvedURL)
 		body, err := res.MarshalJSON()

@@ -186,6 +186,12 @@ type Deps struct {
 	// Revocations, when set, tells every node of a revocation made on one (an AuthCache as Auth
 	// forgets the key at once; RunRevocations listens).
 	Revocations Revocations
+	// Usage answers GET /api/v1/usage and /api/v1/account; nil takes Dashboard.Store, and
+	// without either both routes are left out.
+	Usage UsageReader
+	// Health configures extractor health (fill rates and error mix of live runs, alerts); without
+	// a Health.Store it is off.
+	Health HealthConfig
 }
 
 // Server is the API service.
@@ -201,6 +207,10 @@ type Server struct {
 	batch   *worker
 	// refusals bounds the log lines of requests refused before any fetch (refusallog.go).
 	refusals *refusalLog
+	// usage reads the usage API's reports (account.go); nil leaves the usage API out.
+	usage UsageReader
+	// health counts live runs for extractor health (health.go); nil when it is off.
+	health *healthMonitor
 	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
 	countsOnce sync.Once
 	counts     map[string]fixture.CorpusCount
@@ -226,6 +236,13 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limits: deps.Limiter, metrics: newMetrics(), now: deps.Now}
 	s.refusals = newRefusalLog(s.log, s.now)
+	if deps.Health.Store != nil {
+		plans := map[string]*engine.Plan{}
+		for _, id := range deps.Registry.IDs() {
+			plans[id] = deps.Registry.Plan(id)
+		}
+		s.health = newHealthMonitor(deps.Health, plans, s.log, s.now)
+	}
 	e := s.newEcho()
 	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
@@ -247,6 +264,11 @@ func New(cfg Config, deps Deps) *Server {
 		}
 	}
 	e.GET("/api/v1/universal/get", s.universalHandler)
+	s.usage = deps.Usage
+	if s.usage == nil && deps.Dashboard.Store != nil {
+		s.usage = deps.Dashboard.Store
+	}
+	s.registerAccount(e)
 	s.registerBatches(e)
 	s.registerMCP(e)
 	s.registerWeb(e)
@@ -322,6 +344,9 @@ func (s *Server) metricsHandler(c echo.Context) error {
 	s.metrics.write(c.Response())
 	if m, ok := s.limits.(metricsWriter); ok {
 		m.writeMetrics(c.Response())
+	}
+	if s.health != nil {
+		s.health.writeMetrics(c.Response(), s.health.current(c.Request().Context()))
 	}
 	return nil
 }

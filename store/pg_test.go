@@ -28,6 +28,7 @@ var onBothDatabases = []struct {
 	{"TestRequeueAfterCrashAndLeaseExpiry", TestRequeueAfterCrashAndLeaseExpiry},
 	{"TestBatchPageIsScopedAndPaginated", TestBatchPageIsScopedAndPaginated},
 	{"TestDeliveryLifecycle", TestDeliveryLifecycle},
+	{"TestExtractorHealthAddsUp", TestExtractorHealthAddsUp},
 	{"TestDeliveryAttemptKeepsAnyResponse", TestDeliveryAttemptKeepsAnyResponse},
 	{"TestRevokedKeyStopsItsBatch", TestRevokedKeyStopsItsBatch},
 	{"TestGroupCommitIsolation", TestGroupCommitIsolation},

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -183,6 +184,8 @@ type UsageQuery struct {
 	WorkspaceID int64
 	KeyShort    string    // "" for every key; an unknown short prefix gives ErrNotFound
 	Since       time.Time // zero for all history
+	Until       time.Time // exclusive; zero for no end
+	Endpoint    string    // "" for every endpoint
 }
 
 // UsageRow is one day and endpoint of a usage report.
@@ -218,20 +221,36 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
 		keyFilter = ` AND key_id = ?`
 		keyArg = []any{keyID}
 	}
+	// The request log is filtered by time in ms and the refusal counts by minute: the same filter
+	// for both, written once with its arguments.
+	logFilter, refusalFilter := keyFilter, keyFilter
+	logArgs, refusalArgs := keyArg, keyArg
+	if !q.Until.IsZero() {
+		logFilter += ` AND created_at < ?`
+		logArgs = append(slices.Clone(logArgs), ms(q.Until))
+		refusalFilter += ` AND minute < ?`
+		refusalArgs = append(slices.Clone(refusalArgs), sinceMinute(q.Until))
+	}
+	if q.Endpoint != "" {
+		logFilter += ` AND endpoint = ?`
+		logArgs = append(slices.Clone(logArgs), q.Endpoint)
+		refusalFilter += ` AND endpoint = ?`
+		refusalArgs = append(slices.Clone(refusalArgs), q.Endpoint)
+	}
 	const minutesPerDay = 24 * 60
 	query := `SELECT day, endpoint, SUM(requests), SUM(credits), SUM(errors) FROM (
 	            SELECT created_at / ? AS day, endpoint, COUNT(*) AS requests, COALESCE(SUM(cost), 0) AS credits,
 	                   COALESCE(SUM(CASE WHEN status < 200 OR status > 299 THEN 1 ELSE 0 END), 0) AS errors
-	            FROM request_log WHERE workspace_id = ? AND created_at >= ?` + keyFilter + `
+	            FROM request_log WHERE workspace_id = ? AND created_at >= ?` + logFilter + `
 	            GROUP BY day, endpoint
 	          UNION ALL
 	            SELECT minute / ? AS day, endpoint, SUM(count), 0, SUM(count)
-	            FROM refusals WHERE workspace_id = ? AND minute >= ?` + keyFilter + `
+	            FROM refusals WHERE workspace_id = ? AND minute >= ?` + refusalFilter + `
 	            GROUP BY day, endpoint) AS t
 	          GROUP BY day, endpoint ORDER BY day, endpoint`
-	args := append([]any{day.Milliseconds(), q.WorkspaceID, ms(q.Since)}, keyArg...)
+	args := append([]any{day.Milliseconds(), q.WorkspaceID, ms(q.Since)}, logArgs...)
 	args = append(args, minutesPerDay, q.WorkspaceID, sinceMinute(q.Since))
-	args = append(args, keyArg...)
+	args = append(args, refusalArgs...)
 	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reporting usage: %w", err)

@@ -36,6 +36,8 @@ type Options struct {
 	CostPerRequest int
 	// MaxBatchItems bounds a batch (1000).
 	MaxBatchItems int
+	// MaxUsageDays bounds a usage report's range (366).
+	MaxUsageDays int
 	// SandboxCases are the fixture cases answering sandbox keys, by endpoint id: they become the
 	// sandbox_case parameter's values and examples.
 	SandboxCases map[string][]SandboxCase
@@ -62,6 +64,9 @@ func Build(reg *registry.Registry, opt Options) ([]byte, error) {
 	}
 	if opt.CostPerRequest == 0 {
 		opt.CostPerRequest = 5
+	}
+	if opt.MaxUsageDays == 0 {
+		opt.MaxUsageDays = 366
 	}
 	if opt.MaxBatchItems == 0 {
 		opt.MaxBatchItems = 1000
@@ -182,11 +187,13 @@ func (g *gen) document() obj {
 	}
 	tags = append(tags,
 		obj{{"name", "universal"}, {"description", "Fetch any public URL and get it back as extracted JSON, HTML or text."}},
-		obj{{"name", "batch"}, {"description", "Run many requests of one endpoint in the background; poll, or get a signed webhook when the batch ends."}})
+		obj{{"name", "batch"}, {"description", "Run many requests of one endpoint in the background; poll, or get a signed webhook when the batch ends."}},
+		obj{{"name", "account"}, {"description", "The caller's plan, limits, credits and usage; free."}})
 	paths.set("/api/v1/universal/get", obj{{"get", g.universalOperation()}})
 	paths.set("/api/v1/{site}/batch", obj{{"post", g.createBatchOperation()}})
 	paths.set("/api/v1/{site}/batch/{batch_id}", obj{{"get", g.pollBatchOperation()}})
 	g.commonSchemas()
+	g.accountPaths(&paths)
 
 	server := g.opt.ServerURL
 	if server == "" {

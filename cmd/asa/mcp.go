@@ -137,7 +137,10 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		bctx, stop := context.WithCancel(ctx)
 		batches := make(chan error, 1)
 		go func() { batches <- svc.srv.RunBatches(bctx) }()
-		defer func() { stop(); <-batches }()
+		// Extractor health counts the calls made here too; its last counts are added on the way out.
+		health := make(chan error, 1)
+		go func() { health <- svc.srv.RunHealth(bctx) }()
+		defer func() { stop(); <-batches; <-health }()
 		if tools, err = svc.srv.MCPTools(); err != nil {
 			log.Error("deriving the tools", "err", err)
 			return 1

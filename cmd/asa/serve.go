@@ -98,6 +98,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	batches := make(chan error, 1)
 	go func() { batches <- srv.RunBatches(ctx) }()
 	defer func() { <-batches }() // before db.Close: running items finish or are released
+	health := make(chan error, 1)
+	go func() { health <- srv.RunHealth(ctx) }()
+	defer func() { <-health }() // before db.Close: the last counts are added
 	log.Info("asa serving", "addr", ln.Addr().String(), "db", store.RedactDSN(cfg.DB), "store", db.Dialect(), "endpoints", len(reg.IDs()), "sitedefs", sitedefSource(cfg.Sitedefs), "fixtures", fixSrc)
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serving", "err", err)
@@ -197,6 +200,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	deps := api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: auth, Ledger: backend, Log: log,
 		Docs:      docs.FS,
 		Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
+		Health:  api.HealthConfig{Store: db},
 		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
 		Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
 		Limiter: limiter, Revocations: revocations}

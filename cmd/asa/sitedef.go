@@ -171,6 +171,7 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	filter := fl.String("run", "", "only cases and expectations whose name contains this")
 	verbose := fl.Bool("v", false, "print every passing case too")
 	misses := fl.Bool("misses", false, "with --corpus, list every field of an expected file that missed, with its reason")
+	fillRates := fl.Bool("fill-rates", false, "with --corpus, print each endpoint's fill rates on the pages it succeeds on (the share of pages where each field has a value; list[].field over the list's items), as extractor health measures live traffic")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -247,6 +248,9 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				continue
 			}
 			res := fixture.Check(ctx, reg, *corpus, e)
+			if !*fillRates {
+				res.Output = nil // thousands of outputs are not kept for nothing
+			}
 			results = append(results, res)
 			err := res.Err
 			if err != nil {
@@ -258,6 +262,11 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// (except) pass the test but count here, so the figure stays honest.
 		for _, a := range fixture.FamilyAccuracy(results, familyOf(reg)) {
 			a.Write(stdout, *misses)
+		}
+		if *fillRates {
+			for _, ef := range fixture.FillRates(reg, results) {
+				ef.Write(stdout)
+			}
 		}
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
