@@ -193,6 +193,8 @@ type Server struct {
 	metrics *metrics
 	now     func() time.Time
 	batch   *worker
+	// rules caches compiled extract_rules by their hash (rules.go).
+	rules *rulesCache
 	// refusals bounds the log lines of requests refused before any fetch (refusallog.go).
 	refusals *refusalLog
 	// counts are the catalogue's real pages per endpoint, counted from the fixtures on first use.
@@ -214,6 +216,7 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
 	s.refusals = newRefusalLog(s.log, s.now)
+	s.rules = newRulesCache(rulesCacheSize)
 	e := s.newEcho()
 	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })

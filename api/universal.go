@@ -28,7 +28,7 @@ const UniversalExtractorVersion = "universal@" + universal.Version
 const maxUniversalURL = 8192
 
 // universalParams are the parameters of GET /api/v1/universal/get besides api_key and the reserved ones.
-var universalParams = []string{"url", "parse", "country"}
+var universalParams = []string{"url", "parse", "country", ParamExtractRules}
 
 // universalRequest is a validated universal request.
 type universalRequest struct {
@@ -37,6 +37,8 @@ type universalRequest struct {
 	Country string
 	// SandboxCase names the fixture case that answers a sandbox key ("": the one matching URL).
 	SandboxCase string
+	// Rules are the request's extract_rules, compiled (nil: none).
+	Rules *engine.RuleSet
 }
 
 // universalOutcome is a universal request's answer: the JSON body and what the fetch reported.
@@ -169,7 +171,7 @@ func (s *Server) checkUniversal(q url.Values) (universalRequest, *errcode.Error)
 	if len(unknown) > 0 {
 		shown, text := errcode.Listed(unknown)
 		return universalRequest{}, &errcode.Error{Code: errcode.InvalidParams, Params: shown,
-			Message: fmt.Sprintf("unknown parameter %s: universal/get takes url, parse and country", text)}
+			Message: fmt.Sprintf("unknown parameter %s: universal/get takes url, parse, country, extract_rules and max_age", text)}
 	}
 	var req universalRequest
 	raw := strings.TrimSpace(q.Get("url"))
@@ -217,6 +219,13 @@ func (s *Server) checkUniversal(q url.Values) (universalRequest, *errcode.Error)
 			return req, bad("country", "country %q is not available; available: %s", cc, strings.Join(countries, ", "))
 		}
 		req.Country = cc
+	}
+	if raw, ok := q[ParamExtractRules]; ok {
+		rs, e := s.rules.get(raw[0])
+		if e != nil {
+			return req, e
+		}
+		req.Rules = rs
 	}
 	return req, nil
 }
@@ -292,6 +301,19 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 		return out, e
 	}
 	res.URL, res.Status = req.URL, resp.Status
+	if req.Rules != nil {
+		page := *resp
+		page.URL = out.ResolvedURL
+		ext, err := req.Rules.Run(ctx, &page)
+		if err != nil {
+			e := asErrcode(err)
+			if e.Code == errcode.ExtractionFailed {
+				s.metrics.extractionFailed(universal.Endpoint)
+			}
+			return out, e
+		}
+		res.Extracted = ext
+	}
 	body, err := res.MarshalJSON()
 	if err != nil {
 		return out, &errcode.Error{Code: errcode.InternalError, Cause: err}
