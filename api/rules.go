@@ -25,7 +25,7 @@ type rulesCache struct {
 	engOnce sync.Once
 	eng     *engine.Engine
 	lim     engine.RuleLimits
-	max int
+	max     int
 
 	mu    sync.Mutex
 	order *list.List // of *rulesEntry, most recent first

@@ -115,6 +115,10 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// DocsBaseURL is derived from PublicURL when empty.
 	DocsBaseURL string
+	// CacheMaxEntry and CacheMaxTotal bound the response cache (max_age): the body of one entry, and
+	// of every entry together, oldest evicted first (defaults 1 MiB and 256 MiB).
+	CacheMaxEntry int
+	CacheMaxTotal int64
 }
 
 func (c *Config) defaults() {
@@ -138,6 +142,12 @@ func (c *Config) defaults() {
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = 30 * time.Second
+	}
+	if c.CacheMaxEntry <= 0 {
+		c.CacheMaxEntry = DefaultCacheMaxEntry
+	}
+	if c.CacheMaxTotal <= 0 {
+		c.CacheMaxTotal = DefaultCacheMaxTotal
 	}
 	if c.DocsBaseURL == "" {
 		c.DocsBaseURL = strings.TrimSuffix(c.PublicURL, "/") + "/docs/api.md"
@@ -180,6 +190,9 @@ type Deps struct {
 	Dashboard DashboardConfig
 	// Fixtures is the fixture tree whose corpus/*.yaml the catalogue counts (nil: the embedded one).
 	Fixtures fs.FS
+	// Cache keeps responses for max_age (*store.DB); nil: every max_age request is a miss and
+	// nothing is kept.
+	Cache ResponseCache
 }
 
 // Server is the API service.

@@ -107,11 +107,28 @@ func (s *Server) universalHandler(c echo.Context) error {
 	if serr != nil {
 		return fail(serr)
 	}
+	cr, merr := takeMaxAge(q)
+	if merr != nil {
+		return fail(merr)
+	}
 	req, perr := s.checkUniversal(q)
 	if perr != nil {
 		return fail(perr)
 	}
 	req.SandboxCase = caseName
+	if cr.on {
+		var err error
+		if cr.key, err = cacheKey(id, UniversalExtractorVersion, p.Test, caseName, req.cacheParams()); err != nil {
+			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		hit, herr := s.cacheLookup(c, p, id, cr, start, &cost)
+		if herr != nil {
+			return fail(herr)
+		}
+		if hit != nil {
+			return c.JSONBlob(http.StatusOK, hit)
+		}
+	}
 	if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
 		return fail(cerr)
 	}
@@ -148,8 +165,21 @@ func (s *Server) universalHandler(c echo.Context) error {
 	} else {
 		s.logRequest(c, p, id, http.StatusOK, "", 0, start)
 	}
+	if cr.on {
+		s.cacheStore(c, p, id, cr, runStart, cacheMeta{Version: UniversalExtractorVersion, SourceStatus: out.SourceStatus, ResolvedURL: out.ResolvedURL, Case: out.Case}, out.Body)
+	}
 	c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 	return c.JSONBlob(http.StatusOK, out.Body)
+}
+
+// cacheParams are the parameters that decide a universal answer, for the cache key: the URL as
+// checked, the mode, the country and the hash of the rules.
+func (r universalRequest) cacheParams() any {
+	rules := ""
+	if r.Rules != nil {
+		rules = r.Rules.Hash
+	}
+	return [4]string{r.URL, string(r.Mode), r.Country, rules}
 }
 
 // checkUniversal validates the parameters of a universal request (api_key and the reserved ones

@@ -100,7 +100,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
-			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
+			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks}, Cache: db,
 			Batch: api.BatchConfig{Concurrency: cfg.BatchConcurrency, AllowHTTPWebhooks: cfg.AllowPrivateNetwork}})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
