@@ -207,7 +207,7 @@ func (g *gen) headers() obj {
 	integer := obj{{"type", "integer"}, {"minimum", 0}}
 	return obj{
 		{"Asa-Request-Id", h("The id to quote when reporting a problem; also request_id in error bodies.", str)},
-		{"Asa-Cost", h(fmt.Sprintf("Credits charged: %d per request (%d x pages for a paginated search), 0 on any non-2xx and for sandbox keys.", g.opt.CostPerRequest, g.opt.CostPerRequest), integer)},
+		{"Asa-Cost", h(fmt.Sprintf("Credits charged: %d per request (%d x pages for a paginated search), 1 for an answer from the response cache (max_age), 0 on any non-2xx and for sandbox keys.", g.opt.CostPerRequest, g.opt.CostPerRequest), integer)},
 		{"Asa-Extractor-Version", h("<site>@<semver> of the site definition that answered.", str)},
 		{"Asa-Resolved-Url", h("The final target URL after redirects.", obj{{"type", "string"}, {"format", "uri"}})},
 		{"Asa-Source-Status", h("The target's raw HTTP status.", integer)},
