@@ -37,12 +37,15 @@ type RuleLimits struct {
 	// regular expression, in bytes; ExprNodes one expression's syntax tree.
 	XPath, Expr, Regex int
 	ExprNodes          uint
+	// ListItems is the most items a list field keeps (its limit, or this when less): a list's child
+	// fields run once per item, so this bounds the work of nested lists.
+	ListItems int
 }
 
 // DefaultRuleLimits are the limits docs/api.md documents for extract_rules.
 func DefaultRuleLimits() RuleLimits {
 	return RuleLimits{Bytes: 16 << 10, Fields: 100, Depth: 4, Values: 2000, Select: 5,
-		XPath: 512, Expr: 1024, Regex: 256, ExprNodes: 300}
+		XPath: 512, Expr: 1024, Regex: 256, ExprNodes: 300, ListItems: 1000}
 }
 
 // maxRuleJSONDepth bounds the nesting of the JSON itself (constants can nest without fields).
@@ -83,6 +86,7 @@ func (e *Engine) CompileRules(data []byte, lim RuleLimits) (*RuleSet, []errcode.
 	}
 	pos := sitedef.Positions{}
 	diags := sitedef.DecodeNode(rulesFile, root, &ep.Fields, pos)
+	capLists(&ep.Fields, lim.ListItems)
 	if !diags.HasErrors() {
 		site := &sitedef.File{Path: rulesFile, Pos: sitedef.Positions{},
 			Site: &sitedef.Site{Kind: "site", Site: "rules", Name: "extract_rules", Category: "other", Version: "1.0.0"}}
@@ -105,6 +109,20 @@ func (e *Engine) CompileRules(data []byte, lim RuleLimits) (*RuleSet, []errcode.
 		}
 	}
 	return nil, out
+}
+
+// capLists gives every list field a limit of at most n items, wrapping the rule's own.
+func capLists(m *sitedef.Map[sitedef.Field], n int) {
+	m.Each(func(_ string, f *sitedef.Field) {
+		if strings.HasPrefix(f.Type, "list<") {
+			if strings.TrimSpace(f.Limit) == "" {
+				f.Limit = strconv.Itoa(n)
+			} else {
+				f.Limit = "min(" + f.Limit + ", " + strconv.Itoa(n) + ")"
+			}
+		}
+		capLists(&f.Fields, n)
+	})
 }
 
 func anyStatus() []int {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -45,6 +46,33 @@ func TestRulesRun(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRulesListsAreCapped: a list keeps at most ListItems items, whatever its own limit says.
+func TestRulesListsAreCapped(t *testing.T) {
+	page := "<html><body><ul>" + strings.Repeat("<li><b>x</b></li>", 1500) + "</ul></body></html>"
+	resp := &engine.Response{Status: 200, URL: "https://shop.example/", Body: []byte(page), Header: http.Header{"Content-Type": {"text/html"}}}
+	for _, tc := range []struct {
+		rules string
+		want  int
+	}{
+		{`{"l": {"type": "list<object>", "xpath": "//li", "fields": {"b": "./b"}}}`, 1000},
+		{`{"l": {"type": "list<object>", "xpath": "//li", "limit": "5000", "fields": {"b": "./b"}}}`, 1000},
+		{`{"l": {"type": "list<string>", "xpath": "//li", "all": true, "limit": "3"}}`, 3},
+	} {
+		rs, probs := engine.New().CompileRules([]byte(tc.rules), engine.DefaultRuleLimits())
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		out, err := rs.Run(context.Background(), resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string][]any
+		if err := json.Unmarshal(out, &got); err != nil || len(got["l"]) != tc.want {
+			t.Errorf("%s: %d items, want %d (%v)", tc.rules, len(got["l"]), tc.want, err)
+		}
 	}
 }
 

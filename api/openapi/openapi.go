@@ -734,7 +734,7 @@ func (g *gen) universalOperation() obj {
 		q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
 			obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
 		q("extract_rules", "Your own fields, as a JSON object in sitedef syntax (URL-encoded): each field an XPath string, or an object with xpath, expr, regex or const, type, transform, post, default, required, select (fallbacks) and fields (objects and list<object>). "+
-			"The values come back under extracted, in this order. At most 16384 bytes, 100 fields, 4 levels, 5 selectors a field, XPaths of 512 bytes, expressions of 1024, regular expressions of 256; "+
+			"The values come back under extracted, in this order. At most 16384 bytes, 100 fields, 4 levels, 1000 items a list, 5 selectors a field, XPaths of 512 bytes, expressions of 1024, regular expressions of 256; "+
 			"no absolute path inside a predicate, no following:: or preceding:: axis. A rule set that breaks a rule is 400 invalid_params listing each problem under errors with its path. See docs/api.md.", false,
 			obj{{"type", "string"}, {"contentMediaType", "application/json"}}, `{"title":"//h1","price":{"xpath":"//span[@class='price']","type":"float","transform":"parsePrice(value)"}}`),
 		maxAgeParam(),
