@@ -244,6 +244,7 @@ func TestDescribesEverySitedef(t *testing.T) {
 	if doc["webhooks"].(map[string]any)["batch.completed"] == nil {
 		t.Error("no batch.completed webhook")
 	}
+	checkCacheAndRules(t, reg, doc)
 }
 
 func jsonString(v any) string {
@@ -346,11 +347,11 @@ func exampleString(v any) string {
 	}
 }
 
-// TestDescribesCacheAndRules: max_age on every endpoint, extract_rules on universal/get, the cache
+// checkCacheAndRules: max_age on every endpoint, extract_rules on universal/get, the cache
 // headers on every 200, extracted in the universal schemas and the errors list of the envelope.
-func TestDescribesCacheAndRules(t *testing.T) {
-	reg := load(t)
-	_, doc := build(t, reg)
+// TestDescribesEverySitedef calls it on its document (a build costs seconds under -race).
+func checkCacheAndRules(t *testing.T, reg *registry.Registry, doc map[string]any) {
+	t.Helper()
 	paths := doc["paths"].(map[string]any)
 	params := func(op map[string]any) map[string]bool {
 		out := map[string]bool{}
