@@ -74,7 +74,10 @@ func (r routed) CheckURL(raw string) (string, error) { return r.client.CheckURL(
 func startCache(t testing.TB, credits int, cfg api.Config) *cacheEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &cacheEnv{target: &target{hold: make(chan struct{})}, ended: make(chan string, 16), now: time.Now().UTC()}
+	// Mid-month: moving the clock never crosses into another month's credits.
+	now := time.Now().UTC()
+	e := &cacheEnv{target: &target{hold: make(chan struct{})}, ended: make(chan string, 16),
+		now: time.Date(now.Year(), now.Month(), 15, 12, 0, 0, 0, time.UTC)}
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "asa.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +116,7 @@ func startCache(t testing.TB, credits int, cfg api.Config) *cacheEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := api.NewStoreBackend(db, nil)
+	backend := api.NewStoreBackend(db, e.clock)
 	cfg.RequestTimeout, cfg.ShutdownTimeout = 10*time.Second, 5*time.Second
 	srv := api.New(cfg, api.Deps{Registry: reg, Live: routed{site: e.site, client: c, shop: e.target}, Sandbox: sb,
 		Auth: backend, Ledger: backend, Cache: db, Batches: db, Now: e.clock,
