@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"asa/engine"
 	"asa/engine/errcode"
@@ -30,8 +31,8 @@ type rulesCache struct {
 	mu    sync.Mutex
 	order *list.List // of *rulesEntry, most recent first
 	byKey map[string]*list.Element
-	// compiles counts compilations (cache misses), for tests and /metrics-style checks.
-	compiles int
+	// compiled counts compilations (cache misses), on /metrics.
+	compiled *atomic.Uint64
 }
 
 type rulesEntry struct {
@@ -40,8 +41,8 @@ type rulesEntry struct {
 	err   *errcode.Error
 }
 
-func newRulesCache(max int) *rulesCache {
-	return &rulesCache{lim: engine.DefaultRuleLimits(), max: max, order: list.New(), byKey: map[string]*list.Element{}}
+func newRulesCache(max int, compiled *atomic.Uint64) *rulesCache {
+	return &rulesCache{lim: engine.DefaultRuleLimits(), max: max, order: list.New(), byKey: map[string]*list.Element{}, compiled: compiled}
 }
 
 // get returns the compiled rule set of raw, compiling it on a miss, or the invalid_params error
@@ -59,8 +60,8 @@ func (c *rulesCache) get(raw string) (*engine.RuleSet, *errcode.Error) {
 		c.mu.Unlock()
 		return e.rules, e.err
 	}
-	c.compiles++
 	c.mu.Unlock()
+	c.compiled.Add(1)
 	// Compiled outside the lock: two requests with the same new rules may both compile, which is
 	// cheaper than making every request wait for one compilation.
 	c.engOnce.Do(func() { c.eng = engine.New() })

@@ -248,6 +248,20 @@ func TestExtractRules(t *testing.T) {
 		t.Errorf("extracted is not last, or its keys are not in the rules' order: %s", r.raw[max(0, len(r.raw)-200):])
 	}
 
+	// The same rules again are not compiled again.
+	compiled := func() string {
+		m := e.get(t, "/metrics").raw
+		i := strings.Index(m, "\nasa_extract_rules_compiled_total ")
+		return strings.Fields(m[i:])[1]
+	}
+	before := compiled()
+	if r := e.get(t, uget(e.live, "url", page, "extract_rules", articleRules)); r.status != 200 || compiled() != before {
+		t.Errorf("the same rules: %d, compiled %s then %s", r.status, before, compiled())
+	}
+	if r := e.get(t, uget(e.live, "url", page, "extract_rules", `{"other": "//h1"}`)); r.status != 200 || compiled() == before {
+		t.Errorf("new rules: %d, compiled %s then %s", r.status, before, compiled())
+	}
+
 	// parse=html reads whatever page the target answered, and extract_rules with it.
 	r = e.get(t, uget(e.live, "url", e.site.url("/missing"), "parse", "html", "extract_rules", `{"t": "//title"}`))
 	if r.status != 200 || r.body["extracted"].(map[string]any)["t"] != "Not found" {

@@ -229,7 +229,7 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: deps.Log, limiter: newLimiter(deps.Now), metrics: newMetrics(), now: deps.Now}
 	s.refusals = newRefusalLog(s.log, s.now)
-	s.rules = newRulesCache(rulesCacheSize)
+	s.rules = newRulesCache(rulesCacheSize, &s.metrics.rulesCompiled)
 	e := s.newEcho()
 	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
