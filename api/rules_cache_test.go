@@ -320,6 +320,10 @@ func TestExtractRules(t *testing.T) {
 	if bad.status != 400 || !strings.Contains(bad.raw, `"path":"h.xpath"`) || !strings.Contains(bad.raw, "items[0]") {
 		t.Errorf("bad rules in an item: %d %s", bad.status, bad.raw)
 	}
+	bad = e.post(t, "/api/v1/shop/batch?api_key="+e.test, `{"endpoint":"shop.product","items":[{"query":"SB0001","max_age":60}]}`)
+	if bad.status != 400 || !strings.Contains(bad.raw, "items[0].max_age") {
+		t.Errorf("max_age in an item: %d %s", bad.status, bad.raw)
+	}
 	created := e.post(t, "/api/v1/universal/batch?api_key="+e.test, `{"endpoint":"universal.get","items":[
 		{"url":"https://news.example.com/2024/05/harbour-bridge","extract_rules":{"h":"//h1"}},
 		{"url":"https://news.example.com/2024/05/harbour-bridge","extract_rules":"{\"t\": \"//title\"}"}]}`)
