@@ -45,6 +45,8 @@ type serveConfig struct {
 	// MetricsToken makes /metrics require Authorization: Bearer TOKEN wherever it is served.
 	MetricsAddr  string `yaml:"metrics_addr"`
 	MetricsToken string `yaml:"metrics_token"`
+	// CacheMaxBytes bounds the response cache of max_age (0: api.DefaultCacheMaxTotal).
+	CacheMaxBytes int64 `yaml:"cache_max_bytes"`
 }
 
 type proxyConfig struct {
@@ -71,7 +73,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
-	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
+	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"}, {"ASA_CACHE_MAX_BYTES", "cache_max_bytes"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -169,6 +171,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *metricsToken != "" {
 		cfg.MetricsToken = *metricsToken
 	}
+	if cfg.CacheMaxBytes < 0 {
+		return cfg, fmt.Errorf("cache max bytes %d: want a positive number", cfg.CacheMaxBytes)
+	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
 	}
@@ -218,6 +223,12 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.MetricsAddr = v
 	case "metrics_token":
 		cfg.MetricsToken = v
+	case "cache_max_bytes":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return err
+		}
+		cfg.CacheMaxBytes = n
 	case "batch_concurrency":
 		n, err := strconv.Atoi(v)
 		if err != nil {

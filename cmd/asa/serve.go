@@ -96,7 +96,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer webhooks.Close()
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
-		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""},
+		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != "", CacheMaxTotal: cfg.CacheMaxBytes},
 		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
