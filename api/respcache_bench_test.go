@@ -15,7 +15,7 @@ import (
 // ratio and the latency of hits and misses as the client sees them (p50, p99). The closing note of
 // issue 19 quotes it:
 //
-//	go test ./api -run X -bench BenchmarkCacheRepeatedLoad -benchtime 2000x
+//	go test ./api -run '^$' -bench BenchmarkCacheRepeatedLoad -benchtime 2000x
 func BenchmarkCacheRepeatedLoad(b *testing.B) {
 	e := startCache(b, 1<<30, api.Config{})
 	rng := rand.New(rand.NewPCG(19, 2))
