@@ -22,11 +22,8 @@ const rulesCacheSize = 256
 // rulesCache keeps compiled rule sets, and the problems of refused ones, by the hash of their
 // bytes: least recently used first out.
 type rulesCache struct {
-	// eng is made on first use: most servers never see a rule set.
-	engOnce sync.Once
-	eng     *engine.Engine
-	lim     engine.RuleLimits
-	max     int
+	lim engine.RuleLimits
+	max int
 
 	mu    sync.Mutex
 	order *list.List // of *rulesEntry, most recent first
@@ -64,8 +61,7 @@ func (c *rulesCache) get(raw string) (*engine.RuleSet, *errcode.Error) {
 	c.compiled.Add(1)
 	// Compiled outside the lock: two requests with the same new rules may both compile, which is
 	// cheaper than making every request wait for one compilation.
-	c.engOnce.Do(func() { c.eng = engine.New() })
-	rs, probs := c.eng.CompileRules([]byte(raw), c.lim)
+	rs, probs := engine.CompileRules([]byte(raw), c.lim)
 	e := &rulesEntry{key: key, rules: rs}
 	if len(probs) > 0 {
 		e.err = rulesError(probs)

@@ -52,10 +52,6 @@ func (c *compiler) errAt(ptr any, format string, args ...any) {
 }
 
 func (c *compiler) warnAt(ptr any, format string, args ...any) {
-	if c.eng != nil && c.eng.strict {
-		c.errAt(ptr, format, args...)
-		return
-	}
 	if c.pos.Of(ptr).File != "" {
 		// A warning about a base's own value says the same for every site mounting it: the base's
 		// own compile reports it once.

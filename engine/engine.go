@@ -51,8 +51,6 @@ func (f FetcherFunc) Fetch(ctx context.Context, req *Request) (*Response, error)
 type Engine struct {
 	funcs *funcs.Set
 	opts  []expr.Option
-	// strict makes the compiler's warnings errors (extract_rules: a request has no lint run).
-	strict bool
 }
 
 // New returns an Engine.

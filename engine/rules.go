@@ -9,11 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
 	"gopkg.in/yaml.v3"
 
 	"asa/engine/errcode"
@@ -73,7 +73,10 @@ func RuleHash(data []byte) string {
 // the sitedef compiler. Problems are returned each at its path in the JSON
 // (products.fields.name.xpath); none means the rule set is good. Compiler warnings are problems here:
 // there is no lint run for a request, and both warnings name costly or misleading rules.
-func (e *Engine) CompileRules(data []byte, lim RuleLimits) (*RuleSet, []errcode.Problem) {
+//
+// Each rule set is compiled by an Engine of its own, which lives as long as the rule set: nothing a
+// request wrote is kept in anything that outlives it (the caller bounds how many it keeps).
+func CompileRules(data []byte, lim RuleLimits) (*RuleSet, []errcode.Problem) {
 	root, paths, prob := readRules(data, lim)
 	if prob != nil {
 		return nil, []errcode.Problem{*prob}
@@ -90,8 +93,7 @@ func (e *Engine) CompileRules(data []byte, lim RuleLimits) (*RuleSet, []errcode.
 	if !diags.HasErrors() {
 		site := &sitedef.File{Path: rulesFile, Pos: sitedef.Positions{},
 			Site: &sitedef.Site{Kind: "site", Site: "rules", Name: "extract_rules", Category: "other", Version: "1.0.0"}}
-		strict := &Engine{funcs: e.funcs, opts: append(slices.Clip(e.opts), expr.MaxNodes(lim.ExprNodes)), strict: true}
-		plan, cd := strict.Compile(site, &sitedef.File{Path: rulesFile, Endpoint: ep, Pos: pos})
+		plan, cd := New().Compile(site, &sitedef.File{Path: rulesFile, Endpoint: ep, Pos: pos})
 		diags = append(diags, cd...)
 		if len(diags) == 0 {
 			return &RuleSet{plan: plan, Hash: RuleHash(data)}, nil
@@ -445,6 +447,8 @@ func (r *ruleReader) checkString(path, k, s string) {
 	case "expr", "transform", "post", "when", "limit":
 		if len(s) > r.lim.Expr {
 			r.fail(path, "the expression is %d bytes, over the limit of %d", len(s), r.lim.Expr)
+		} else if n := exprNodes(s); n > int(r.lim.ExprNodes) {
+			r.fail(path, "the expression has %d syntax nodes, over the limit of %d", n, r.lim.ExprNodes)
 		}
 	case "regex":
 		if len(s) > r.lim.Regex {
@@ -452,6 +456,22 @@ func (r *ruleReader) checkString(path, k, s string) {
 		}
 	}
 }
+
+// exprNodes counts the syntax nodes of an expression (linear in its length); one that does not
+// parse counts 0, and the compiler says why.
+func exprNodes(code string) int {
+	tree, err := parser.Parse(code)
+	if err != nil {
+		return 0
+	}
+	var c nodeCounter
+	ast.Walk(&tree.Node, &c)
+	return int(c)
+}
+
+type nodeCounter int
+
+func (c *nodeCounter) Visit(*ast.Node) { *c++ }
 
 // costlyXPath refuses the XPath shapes whose cost grows with the square of the page: an absolute
 // path inside a predicate reads the whole page again for every candidate node (//a[//b]), and the

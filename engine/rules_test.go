@@ -22,7 +22,6 @@ func rulesResponse() *engine.Response {
 }
 
 func TestRulesRun(t *testing.T) {
-	eng := engine.New()
 	for _, tc := range []struct{ name, rules, want string }{
 		{"shorthand", `{"title": "//h1"}`, `{"title":"Steel Kettle"}`},
 		{"types and transforms", `{"price": {"xpath": "//span[@class='price']", "type": "float", "transform": "parsePrice(value)"}, "title": {"xpath": "//title"}}`,
@@ -34,7 +33,7 @@ func TestRulesRun(t *testing.T) {
 		{"expr and const", `{"host": {"expr": "urlHost(steps.page.url)"}, "v": {"const": 2, "type": "int"}}`, `{"host":"shop.example","v":2}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, probs := eng.CompileRules([]byte(tc.rules), engine.DefaultRuleLimits())
+			rs, probs := engine.CompileRules([]byte(tc.rules), engine.DefaultRuleLimits())
 			if len(probs) > 0 {
 				t.Fatalf("problems: %+v", probs)
 			}
@@ -61,7 +60,7 @@ func TestRulesListsAreCapped(t *testing.T) {
 		{`{"l": {"type": "list<object>", "xpath": "//li", "limit": "5000", "fields": {"b": "./b"}}}`, 1000},
 		{`{"l": {"type": "list<string>", "xpath": "//li", "all": true, "limit": "3"}}`, 3},
 	} {
-		rs, probs := engine.New().CompileRules([]byte(tc.rules), engine.DefaultRuleLimits())
+		rs, probs := engine.CompileRules([]byte(tc.rules), engine.DefaultRuleLimits())
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
@@ -77,7 +76,7 @@ func TestRulesListsAreCapped(t *testing.T) {
 }
 
 func TestRulesRequiredFieldFails(t *testing.T) {
-	rs, probs := engine.New().CompileRules([]byte(`{"sku": {"xpath": "//input[@id='sku']/@value", "required": true}}`), engine.DefaultRuleLimits())
+	rs, probs := engine.CompileRules([]byte(`{"sku": {"xpath": "//input[@id='sku']/@value", "required": true}}`), engine.DefaultRuleLimits())
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
@@ -88,7 +87,6 @@ func TestRulesRequiredFieldFails(t *testing.T) {
 }
 
 func TestRulesProblems(t *testing.T) {
-	eng := engine.New()
 	for _, tc := range []struct{ name, rules, path, msg string }{
 		{"not an object", `[1]`, "", "must be a JSON object of fields"},
 		{"bad json", `{"a": `, "a", "not valid JSON"},
@@ -113,7 +111,7 @@ func TestRulesProblems(t *testing.T) {
 		{"expr too big", `{"a": {"expr": "` + strings.Repeat("1+", 400) + `1"}}`, "a.expr", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, probs := eng.CompileRules([]byte(tc.rules), engine.DefaultRuleLimits())
+			rs, probs := engine.CompileRules([]byte(tc.rules), engine.DefaultRuleLimits())
 			if rs != nil || len(probs) == 0 {
 				t.Fatalf("compiled; want a problem at %q", tc.path)
 			}
@@ -183,10 +181,9 @@ func FuzzRules(f *testing.F) {
 		`{"a": "//li[.//b]"}`, `{`, `[]`, `{"a": {"fields": {"b": {"fields": {}}}}}`} {
 		f.Add([]byte(s))
 	}
-	eng := engine.New()
 	lim := engine.DefaultRuleLimits()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rs, probs := eng.CompileRules(data, lim)
+		rs, probs := engine.CompileRules(data, lim)
 		if (rs == nil) == (len(probs) == 0) {
 			t.Fatalf("rule set %v with problems %v", rs != nil, probs)
 		}
@@ -208,10 +205,9 @@ const benchRules = `{"title": {"select": [{"xpath": "//h2"}, {"xpath": "//h1"}]}
 
 // BenchmarkRulesCompile is the cost of a rule set the server has not cached yet.
 func BenchmarkRulesCompile(b *testing.B) {
-	eng := engine.New()
 	lim := engine.DefaultRuleLimits()
 	for b.Loop() {
-		if _, probs := eng.CompileRules([]byte(benchRules), lim); len(probs) > 0 {
+		if _, probs := engine.CompileRules([]byte(benchRules), lim); len(probs) > 0 {
 			b.Fatal(probs)
 		}
 	}
@@ -219,7 +215,7 @@ func BenchmarkRulesCompile(b *testing.B) {
 
 // BenchmarkRulesRun is the cost extract_rules adds to a fetched page (parsing it again included).
 func BenchmarkRulesRun(b *testing.B) {
-	rs, probs := engine.New().CompileRules([]byte(benchRules), engine.DefaultRuleLimits())
+	rs, probs := engine.CompileRules([]byte(benchRules), engine.DefaultRuleLimits())
 	if len(probs) > 0 {
 		b.Fatal(probs)
 	}
