@@ -179,6 +179,9 @@ type Deps struct {
 	OnAdmit func(keyID int64, at time.Time)
 	// Batches stores batches and their queue (POST/GET .../batch); nil leaves the batch endpoints out.
 	Batches BatchStore
+	// Cache keeps responses for max_age (*store.DB); nil: every max_age request is a miss and
+	// nothing is kept.
+	Cache ResponseCache
 	// Webhooks sends batch webhooks (FetchWebhooks); nil refuses webhook_url.
 	Webhooks WebhookSender
 	// ItemRunners adds batch item runners by endpoint id; sitedef endpoints and universal.get have theirs.
@@ -190,9 +193,6 @@ type Deps struct {
 	Dashboard DashboardConfig
 	// Fixtures is the fixture tree whose corpus/*.yaml the catalogue counts (nil: the embedded one).
 	Fixtures fs.FS
-	// Cache keeps responses for max_age (*store.DB); nil: every max_age request is a miss and
-	// nothing is kept.
-	Cache ResponseCache
 }
 
 // Server is the API service.

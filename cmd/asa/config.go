@@ -73,7 +73,8 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
-	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"}, {"ASA_CACHE_MAX_BYTES", "cache_max_bytes"},
+	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
+	{"ASA_CACHE_MAX_BYTES", "cache_max_bytes"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -211,6 +212,12 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.Fixtures = v
 	case "public_url":
 		cfg.PublicURL = v
+	case "cache_max_bytes":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return err
+		}
+		cfg.CacheMaxBytes = n
 	case "log_format":
 		cfg.LogFormat = v
 	case "log_level":
@@ -223,12 +230,6 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.MetricsAddr = v
 	case "metrics_token":
 		cfg.MetricsToken = v
-	case "cache_max_bytes":
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return err
-		}
-		cfg.CacheMaxBytes = n
 	case "batch_concurrency":
 		n, err := strconv.Atoi(v)
 		if err != nil {
