@@ -29,6 +29,8 @@ type serveConfig struct {
 	LogLevel            string        `yaml:"log_level"`
 	RequestTimeout      time.Duration `yaml:"request_timeout"`
 	ShutdownTimeout     time.Duration `yaml:"shutdown_timeout"`
+	// CacheMaxBytes bounds the response cache of max_age (0: api.DefaultCacheMaxTotal).
+	CacheMaxBytes int64 `yaml:"cache_max_bytes"`
 	// StoreTimeout bounds how long a request waits for a locked or failing database before it is
 	// answered 503 service_unavailable.
 	StoreTimeout time.Duration `yaml:"store_timeout"`
@@ -45,8 +47,6 @@ type serveConfig struct {
 	// MetricsToken makes /metrics require Authorization: Bearer TOKEN wherever it is served.
 	MetricsAddr  string `yaml:"metrics_addr"`
 	MetricsToken string `yaml:"metrics_token"`
-	// CacheMaxBytes bounds the response cache of max_age (0: api.DefaultCacheMaxTotal).
-	CacheMaxBytes int64 `yaml:"cache_max_bytes"`
 }
 
 type proxyConfig struct {
@@ -72,9 +72,9 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
+	{"ASA_CACHE_MAX_BYTES", "cache_max_bytes"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
-	{"ASA_CACHE_MAX_BYTES", "cache_max_bytes"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -157,6 +157,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.StoreTimeout <= 0 {
 		return cfg, fmt.Errorf("store timeout %v: want a positive duration", cfg.StoreTimeout)
 	}
+	if cfg.CacheMaxBytes < 0 {
+		return cfg, fmt.Errorf("cache max bytes %d: want a positive number", cfg.CacheMaxBytes)
+	}
 	if *farmAddr != "" {
 		cfg.FarmAddr = *farmAddr
 	}
@@ -171,9 +174,6 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if *metricsToken != "" {
 		cfg.MetricsToken = *metricsToken
-	}
-	if cfg.CacheMaxBytes < 0 {
-		return cfg, fmt.Errorf("cache max bytes %d: want a positive number", cfg.CacheMaxBytes)
 	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
