@@ -315,6 +315,11 @@ func (s *Server) parseBatch(c echo.Context, test bool) (store.NewBatch, *errcode
 			sort.Strings(res)
 			return store.NewBatch{}, &errcode.Error{Code: errcode.NotImplemented, Message: fmt.Sprintf("items[%d]: reserved parameters are not available yet", i), Params: prefixParams(i, res)}
 		}
+		if q.Has(ParamMaxAge) {
+			// A batch is a job that fetches: the response cache serves synchronous requests only.
+			return store.NewBatch{}, itemError(i, &errcode.Error{Code: errcode.InvalidParams, Params: []string{ParamMaxAge},
+				Message: "max_age is for synchronous requests; batch items are always fetched"})
+		}
 		if !test && q.Has(fixture.CaseParam) {
 			// A live key's item naming a sandbox case is refused with the batch, as its request would be.
 			return store.NewBatch{}, itemError(i, sandboxCaseForLiveKey())

@@ -173,7 +173,7 @@ func (s *Server) errorJSON(e *errcode.Error, requestID string) (int, []byte) {
 	if msg == "" || e.Code == errcode.InternalError {
 		msg = info.Summary
 	}
-	body := errorBody{Error: e.Code, Message: msg, DocsURL: s.docsURL(e.Code), RequestID: requestID, Params: e.Params, Detail: e.Detail}
+	body := errorBody{Error: e.Code, Message: msg, DocsURL: s.docsURL(e.Code), RequestID: requestID, Params: e.Params, Detail: e.Detail, Errors: e.Problems}
 	if e.Code == errcode.ProductNotFound {
 		f := false
 		body.Retryable = &f
@@ -223,12 +223,41 @@ func parseItem(raw json.RawMessage) (q url.Values, stored []byte, reserved []str
 			return nil, nil, nil, fmt.Errorf("%s: given twice", k)
 		}
 		seen[k] = true
+		var v string
+		var enc []byte
+		if k == ParamExtractRules {
+			// The rules are a JSON object; given as a string (as in a query), they are that object's text.
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, nil, nil, errors.New("is not valid JSON")
+			}
+			var compact bytes.Buffer
+			_ = json.Compact(&compact, raw)
+			switch compact.Bytes()[0] {
+			case '{':
+				v, enc = compact.String(), compact.Bytes()
+			case '"':
+				_ = json.Unmarshal(raw, &v)
+				enc = compact.Bytes()
+			case 'n':
+				enc = []byte("null")
+			default:
+				return nil, nil, nil, fmt.Errorf("%s: must be a JSON object of fields", k)
+			}
+			if out.Len() > 1 {
+				out.WriteByte(',')
+			}
+			out.WriteString(`"` + k + `":`)
+			out.Write(enc)
+			if enc[0] != 'n' {
+				q.Set(k, v)
+			}
+			continue
+		}
 		vt, err := dec.Token()
 		if err != nil {
 			return nil, nil, nil, errors.New("is not valid JSON")
 		}
-		var v string
-		var enc []byte
 		switch x := vt.(type) {
 		case string:
 			v = x
@@ -291,5 +320,5 @@ func itemError(i int, e *errcode.Error) *errcode.Error {
 	if msg == "" {
 		msg = string(e.Code)
 	}
-	return &errcode.Error{Code: e.Code, Message: fmt.Sprintf("items[%d]: %s", i, strings.TrimSpace(msg)), Params: prefixParams(i, e.Params), Cause: e.Cause}
+	return &errcode.Error{Code: e.Code, Message: fmt.Sprintf("items[%d]: %s", i, strings.TrimSpace(msg)), Params: prefixParams(i, e.Params), Problems: e.Problems, Cause: e.Cause}
 }

@@ -19,6 +19,8 @@ type errorBody struct {
 	Retryable *bool        `json:"retryable,omitempty"`
 	Params    []string     `json:"params,omitempty"`
 	Detail    string       `json:"detail,omitempty"`
+	// Errors lists the problems inside a structured parameter (extract_rules), each at its path.
+	Errors []errcode.Problem `json:"errors,omitempty"`
 }
 
 // docsURL points at the code's entry in docs/api.md.
@@ -53,7 +55,7 @@ func (s *Server) writeError(c echo.Context, e *errcode.Error) error {
 	if msg == "" || e.Code == errcode.InternalError {
 		msg = info.Summary
 	}
-	body := errorBody{Error: e.Code, Message: msg, DocsURL: s.docsURL(e.Code), RequestID: requestID(c), Params: e.Params, Detail: e.Detail}
+	body := errorBody{Error: e.Code, Message: msg, DocsURL: s.docsURL(e.Code), RequestID: requestID(c), Params: e.Params, Detail: e.Detail, Errors: e.Problems}
 	if e.Code == errcode.ProductNotFound {
 		f := false
 		body.Retryable = &f

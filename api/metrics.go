@@ -18,8 +18,11 @@ type metrics struct {
 	requests    map[[2]string]uint64 // endpoint, code
 	latency     map[string]*histogram
 	extractFail map[string]uint64 // sitedef
+	cacheResult map[string]uint64 // hit, miss
 	credits     atomic.Uint64
-	inFlight    atomic.Int64
+	// rulesCompiled counts extract_rules compilations: requests whose rules were not cached.
+	rulesCompiled atomic.Uint64
+	inFlight      atomic.Int64
 }
 
 var latencyBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
@@ -31,7 +34,7 @@ type histogram struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{requests: map[[2]string]uint64{}, latency: map[string]*histogram{}, extractFail: map[string]uint64{}}
+	return &metrics{requests: map[[2]string]uint64{}, latency: map[string]*histogram{}, extractFail: map[string]uint64{}, cacheResult: map[string]uint64{}}
 }
 
 func (m *metrics) observe(endpoint, code string, d time.Duration) {
@@ -56,6 +59,13 @@ func (m *metrics) observe(endpoint, code string, d time.Duration) {
 func (m *metrics) extractionFailed(sitedef string) {
 	m.mu.Lock()
 	m.extractFail[sitedef]++
+	m.mu.Unlock()
+}
+
+// cache counts a request that gave max_age: hit or miss.
+func (m *metrics) cache(result string) {
+	m.mu.Lock()
+	m.cacheResult[result]++
 	m.mu.Unlock()
 }
 
@@ -103,6 +113,14 @@ func (m *metrics) write(w io.Writer) {
 	sort.Strings(sds)
 	for _, s := range sds {
 		fmt.Fprintf(w, "asa_extraction_failures_total{sitedef=%q} %d\n", s, m.extractFail[s])
+	}
+	fmt.Fprintln(w, "# HELP asa_extract_rules_compiled_total Rule sets compiled (extract_rules not in the cache of compiled rules).")
+	fmt.Fprintln(w, "# TYPE asa_extract_rules_compiled_total counter")
+	fmt.Fprintf(w, "asa_extract_rules_compiled_total %d\n", m.rulesCompiled.Load())
+	fmt.Fprintln(w, "# HELP asa_cache_requests_total Requests that gave max_age, by result (hit: answered from the cache).")
+	fmt.Fprintln(w, "# TYPE asa_cache_requests_total counter")
+	for _, r := range []string{"hit", "miss"} {
+		fmt.Fprintf(w, "asa_cache_requests_total{result=%q} %d\n", r, m.cacheResult[r])
 	}
 }
 

@@ -133,9 +133,25 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if cerr != nil {
 			return fail(cerr)
 		}
+		cr, merr := takeMaxAge(q)
+		if merr != nil {
+			return fail(merr)
+		}
 		params, err := plan.Params(q)
 		if err != nil {
 			return fail(errcode.As(err))
+		}
+		if cr.on {
+			if cr.key, err = cacheKey(plan.ID, plan.Version, p.Test, caseName, params); err != nil {
+				return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+			}
+			hit, herr := s.cacheLookup(c, p, plan.ID, cr, start, &cost)
+			if herr != nil {
+				return fail(herr)
+			}
+			if hit != nil {
+				return c.JSONBlob(http.StatusOK, hit)
+			}
 		}
 		if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
 			return fail(cerr)
@@ -199,6 +215,9 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 			s.metrics.credits.Add(uint64(cost))
 		} else {
 			s.logRequest(c, p, plan.ID, http.StatusOK, "", 0, start)
+		}
+		if cr.on {
+			s.cacheStore(c, p, plan.ID, cr, runStart, cacheMeta{Version: plan.Version, SourceStatus: res.SourceStatus, ResolvedURL: res.ResolvedURL, Case: sbCase}, body)
 		}
 		c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 		return c.JSONBlob(http.StatusOK, body)

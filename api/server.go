@@ -115,6 +115,10 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// DocsBaseURL is derived from PublicURL when empty.
 	DocsBaseURL string
+	// CacheMaxEntry and CacheMaxTotal bound the response cache (max_age): the body of one entry, and
+	// of every entry together, oldest evicted first (defaults 1 MiB and 256 MiB).
+	CacheMaxEntry int
+	CacheMaxTotal int64
 }
 
 func (c *Config) defaults() {
@@ -138,6 +142,12 @@ func (c *Config) defaults() {
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = 30 * time.Second
+	}
+	if c.CacheMaxEntry <= 0 {
+		c.CacheMaxEntry = DefaultCacheMaxEntry
+	}
+	if c.CacheMaxTotal <= 0 {
+		c.CacheMaxTotal = DefaultCacheMaxTotal
 	}
 	if c.DocsBaseURL == "" {
 		c.DocsBaseURL = strings.TrimSuffix(c.PublicURL, "/") + "/docs/api.md"
@@ -169,6 +179,9 @@ type Deps struct {
 	OnAdmit func(keyID int64, at time.Time)
 	// Batches stores batches and their queue (POST/GET .../batch); nil leaves the batch endpoints out.
 	Batches BatchStore
+	// Cache keeps responses for max_age (*store.DB); nil: every max_age request is a miss and
+	// nothing is kept.
+	Cache ResponseCache
 	// Webhooks sends batch webhooks (FetchWebhooks); nil refuses webhook_url.
 	Webhooks WebhookSender
 	// ItemRunners adds batch item runners by endpoint id; sitedef endpoints and universal.get have theirs.
@@ -205,6 +218,8 @@ type Server struct {
 	metrics *metrics
 	now     func() time.Time
 	batch   *worker
+	// rules caches compiled extract_rules by their hash (rules.go).
+	rules *rulesCache
 	// refusals bounds the log lines of requests refused before any fetch (refusallog.go).
 	refusals *refusalLog
 	// usage reads the usage API's reports (account.go); nil leaves the usage API out.
@@ -243,6 +258,7 @@ func New(cfg Config, deps Deps) *Server {
 		}
 		s.health = newHealthMonitor(deps.Health, plans, s.log, s.now)
 	}
+	s.rules = newRulesCache(rulesCacheSize, &s.metrics.rulesCompiled)
 	e := s.newEcho()
 	e.Use(s.bodyLimit)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })

@@ -28,7 +28,7 @@ const UniversalExtractorVersion = "universal@" + universal.Version
 const maxUniversalURL = 8192
 
 // universalParams are the parameters of GET /api/v1/universal/get besides api_key and the reserved ones.
-var universalParams = []string{"url", "parse", "country"}
+var universalParams = []string{"url", "parse", "country", ParamExtractRules}
 
 // universalRequest is a validated universal request.
 type universalRequest struct {
@@ -37,6 +37,8 @@ type universalRequest struct {
 	Country string
 	// SandboxCase names the fixture case that answers a sandbox key ("": the one matching URL).
 	SandboxCase string
+	// Rules are the request's extract_rules, compiled (nil: none).
+	Rules *engine.RuleSet
 }
 
 // universalOutcome is a universal request's answer: the JSON body and what the fetch reported.
@@ -105,11 +107,28 @@ func (s *Server) universalHandler(c echo.Context) error {
 	if serr != nil {
 		return fail(serr)
 	}
+	cr, merr := takeMaxAge(q)
+	if merr != nil {
+		return fail(merr)
+	}
 	req, perr := s.checkUniversal(q)
 	if perr != nil {
 		return fail(perr)
 	}
 	req.SandboxCase = caseName
+	if cr.on {
+		var err error
+		if cr.key, err = cacheKey(id, UniversalExtractorVersion, p.Test, caseName, req.cacheParams()); err != nil {
+			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
+		}
+		hit, herr := s.cacheLookup(c, p, id, cr, start, &cost)
+		if herr != nil {
+			return fail(herr)
+		}
+		if hit != nil {
+			return c.JSONBlob(http.StatusOK, hit)
+		}
+	}
 	if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
 		return fail(cerr)
 	}
@@ -146,8 +165,21 @@ func (s *Server) universalHandler(c echo.Context) error {
 	} else {
 		s.logRequest(c, p, id, http.StatusOK, "", 0, start)
 	}
+	if cr.on {
+		s.cacheStore(c, p, id, cr, runStart, cacheMeta{Version: UniversalExtractorVersion, SourceStatus: out.SourceStatus, ResolvedURL: out.ResolvedURL, Case: out.Case}, out.Body)
+	}
 	c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 	return c.JSONBlob(http.StatusOK, out.Body)
+}
+
+// cacheParams are the parameters that decide a universal answer, for the cache key: the URL as
+// checked, the mode, the country and the hash of the rules.
+func (r universalRequest) cacheParams() any {
+	rules := ""
+	if r.Rules != nil {
+		rules = r.Rules.Hash
+	}
+	return [4]string{r.URL, string(r.Mode), r.Country, rules}
 }
 
 // checkUniversal validates the parameters of a universal request (api_key and the reserved ones
@@ -169,7 +201,7 @@ func (s *Server) checkUniversal(q url.Values) (universalRequest, *errcode.Error)
 	if len(unknown) > 0 {
 		shown, text := errcode.Listed(unknown)
 		return universalRequest{}, &errcode.Error{Code: errcode.InvalidParams, Params: shown,
-			Message: fmt.Sprintf("unknown parameter %s: universal/get takes url, parse and country", text)}
+			Message: fmt.Sprintf("unknown parameter %s: universal/get takes url, parse, country, extract_rules and max_age", text)}
 	}
 	var req universalRequest
 	raw := strings.TrimSpace(q.Get("url"))
@@ -217,6 +249,13 @@ func (s *Server) checkUniversal(q url.Values) (universalRequest, *errcode.Error)
 			return req, bad("country", "country %q is not available; available: %s", cc, strings.Join(countries, ", "))
 		}
 		req.Country = cc
+	}
+	if raw, ok := q[ParamExtractRules]; ok {
+		rs, e := s.rules.get(raw[0])
+		if e != nil {
+			return req, e
+		}
+		req.Rules = rs
 	}
 	return req, nil
 }
@@ -292,6 +331,19 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 		return out, e
 	}
 	res.URL, res.Status = req.URL, resp.Status
+	if req.Rules != nil {
+		page := *resp
+		page.URL = out.ResolvedURL
+		ext, err := req.Rules.Run(ctx, &page)
+		if err != nil {
+			e := asErrcode(err)
+			if e.Code == errcode.ExtractionFailed {
+				s.metrics.extractionFailed(universal.Endpoint)
+			}
+			return out, e
+		}
+		res.Extracted = ext
+	}
 	body, err := res.MarshalJSON()
 	if err != nil {
 		return out, &errcode.Error{Code: errcode.InternalError, Cause: err}

@@ -29,6 +29,7 @@ var onBothDatabases = []struct {
 	{"TestBatchPageIsScopedAndPaginated", TestBatchPageIsScopedAndPaginated},
 	{"TestDeliveryLifecycle", TestDeliveryLifecycle},
 	{"TestExtractorHealthAddsUp", TestExtractorHealthAddsUp},
+	{"TestResponseCache", TestResponseCache},
 	{"TestDeliveryAttemptKeepsAnyResponse", TestDeliveryAttemptKeepsAnyResponse},
 	{"TestRevokedKeyStopsItsBatch", TestRevokedKeyStopsItsBatch},
 	{"TestGroupCommitIsolation", TestGroupCommitIsolation},

@@ -243,7 +243,7 @@ func (g *gen) headers() obj {
 	integer := obj{{"type", "integer"}, {"minimum", 0}}
 	return obj{
 		{"Asa-Request-Id", h("The id to quote when reporting a problem; also request_id in error bodies.", str)},
-		{"Asa-Cost", h(fmt.Sprintf("Credits charged: %d per request (%d x pages for a paginated search), 0 on any non-2xx and for sandbox keys.", g.opt.CostPerRequest, g.opt.CostPerRequest), integer)},
+		{"Asa-Cost", h(fmt.Sprintf("Credits charged: %d per request (%d x pages for a paginated search), 1 for an answer from the response cache (max_age), 0 on any non-2xx and for sandbox keys.", g.opt.CostPerRequest, g.opt.CostPerRequest), integer)},
 		{"Asa-Extractor-Version", h("<site>@<semver> of the site definition that answered.", str)},
 		{"Asa-Resolved-Url", h("The final target URL after redirects.", obj{{"type", "string"}, {"format", "uri"}})},
 		{"Asa-Source-Status", h("The target's raw HTTP status.", integer)},
@@ -254,7 +254,16 @@ func (g *gen) headers() obj {
 		{"RateLimit-Policy", h(`The key's limits as IETF quota policies (draft-ietf-httpapi-ratelimit-headers): "concurrency";q=<in flight>;qu="concurrent-requests", "sustained";q=<RPS>;w=1, "burst";q=<window ceiling>;w=3.`, str)},
 		{"RateLimit", h(`What each policy has left now: "concurrency";r=<free slots>, "sustained";r=<tokens, at most RPS>;t=<seconds>, "burst";r=<room in the last 3 s>;t=<seconds>. With r=0, t is the wait until that policy admits one more.`, str)},
 		{"Asa-Sandbox-Case", h("Sandbox keys only: the name of the fixture case that answered (see the sandbox_case parameter).", str)},
+		{"Asa-Cache", h("Requests that gave max_age only: hit when the answer is a stored response (1 credit), miss when it was fetched.", obj{{"type", "string"}, {"enum", []any{"hit", "miss"}}})},
+		{"Asa-Fetched-At", h("Requests that gave max_age only: when the answer's page was fetched (RFC 3339, UTC); on a hit, the stored response's time.", obj{{"type", "string"}, {"format", "date-time"}})},
 	}
+}
+
+// maxAgeParam is max_age, which every endpoint takes.
+func maxAgeParam() obj {
+	return obj{{"name", "max_age"}, {"in", "query"},
+		{"description", "Answer from a stored successful response of the same endpoint and parameters (this workspace's, this key mode's) fetched at most this many seconds ago, for 1 credit, without fetching (Asa-Cache: hit); otherwise fetch as usual and store the success (Asa-Cache: miss). 0 always fetches and refreshes the stored response. A whole number from 0 to 2592000 (30 days); anything else is 400 invalid_params. Not accepted in batch items."},
+		{"schema", obj{{"type", "integer"}, {"minimum", 0}, {"maximum", 2592000}}}, {"example", 3600}}
 }
 
 // sandboxCaseParam describes sandbox_case for an endpoint with sandbox cases: every case is a value
@@ -304,6 +313,7 @@ func (g *gen) endpointOperation(id string) obj {
 	if sc := g.sandboxCaseParam(id); sc != nil {
 		params = append(params, sc)
 	}
+	params = append(params, maxAgeParam())
 	for _, r := range []string{"render_js", "screenshot"} {
 		params = append(params, obj{{"name", r}, {"in", "query"},
 			{"description", "Reserved: announced but not active. Passing it gives 501 not_implemented naming it."},
@@ -349,6 +359,8 @@ func (g *gen) endpointOperation(id string) obj {
 			{"Asa-Concurrency", hdr("Asa-Concurrency")},
 			{"Asa-Rps", hdr("Asa-Rps")},
 			{"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")},
+			{"Asa-Cache", hdr("Asa-Cache")},
+			{"Asa-Fetched-At", hdr("Asa-Fetched-At")},
 			{"RateLimit-Policy", hdr("RateLimit-Policy")},
 			{"RateLimit", hdr("RateLimit")},
 		}},
@@ -615,6 +627,8 @@ func (g *gen) commonSchemas() {
 			{"retryable", obj{{"type", "boolean"}, {"description", "false on product_not_found."}}},
 			{"params", obj{{"type", "array"}, {"items", str}, {"description", "The parameters at fault (invalid_params, not_implemented); at most 20, sorted, the message counting the rest."}}},
 			{"detail", obj{{"type", "string"}, {"description", "target_unreachable: blocked, timeout, connection, status, forbidden, too_large, too_many_redirects, encoding."}}},
+			{"errors", obj{{"type", "array"}, {"description", "invalid_params of extract_rules: every problem (at most 20), each at its path in the rules (products.fields.name.xpath; empty for the whole rule set)."},
+				{"items", obj{{"type", "object"}, {"properties", obj{{"path", str}, {"message", str}}}, {"required", []any{"path", "message"}}}}}},
 		}},
 		{"required", []any{"error", "message", "docs_url", "request_id"}},
 	})
@@ -623,6 +637,7 @@ func (g *gen) commonSchemas() {
 	uurl := obj{{"type", []any{"string", "null"}}, {"format", "uri"}}
 	universal := func(desc string, props obj, required ...any) obj {
 		all := append(obj{{"url", uurl}, {"resolved_url", uurl}}, props...)
+		all = append(all, kv{"extracted", obj{{"type", "object"}, {"description", "The fields of extract_rules, in the rules' order; present only when the request gave extract_rules."}}})
 		return obj{{"type", "object"}, {"description", desc}, {"properties", all}, {"required", append([]any{"url", "resolved_url"}, required...)}}
 	}
 	g.schemas.set("UniversalAuto", universal("parse=auto (and its alias json) on a web page: its title, main text, links, metadata and schema.org entities.", obj{
@@ -653,8 +668,8 @@ func (g *gen) commonSchemas() {
 		{"properties", obj{
 			{"endpoint", obj{{"type", "string"}, {"enum", endpoints}, {"description", "site.resource of the endpoint every item calls."}}},
 			{"items", obj{{"type", "array"}, {"minItems", 1}, {"maxItems", g.opt.MaxBatchItems},
-				{"items", obj{{"type", "object"}, {"additionalProperties", obj{{"type", []any{"string", "integer", "number", "boolean"}}}}}},
-				{"description", "Each item has the shape of the endpoint's query parameters."}}},
+				{"items", obj{{"type", "object"}, {"additionalProperties", obj{{"type", []any{"string", "integer", "number", "boolean", "object"}}}}}},
+				{"description", "Each item has the shape of the endpoint's query parameters; a universal.get item's extract_rules may be the rules' JSON object itself."}}},
 			{"webhook_url", obj{{"type", "string"}, {"format", "uri"}, {"description", "A public https URL; the batch record is POSTed there, signed, when every item is done."}}},
 		}},
 		{"required", []any{"endpoint", "items"}},
@@ -735,7 +750,8 @@ func (g *gen) universalOperation() obj {
 		{"description", "The page, by parse mode."},
 		{"headers", obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}, {"Asa-Cost", hdr("Asa-Cost")}, {"Asa-Resolved-Url", hdr("Asa-Resolved-Url")},
 			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}, {"Asa-Concurrency", hdr("Asa-Concurrency")},
-			{"Asa-Rps", hdr("Asa-Rps")}, {"RateLimit-Policy", hdr("RateLimit-Policy")}, {"RateLimit", hdr("RateLimit")}, {"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")}}},
+			{"Asa-Rps", hdr("Asa-Rps")}, {"RateLimit-Policy", hdr("RateLimit-Policy")}, {"RateLimit", hdr("RateLimit")}, {"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")},
+			{"Asa-Cache", hdr("Asa-Cache")}, {"Asa-Fetched-At", hdr("Asa-Fetched-At")}}},
 		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}}}},
 	}}}
 	g.addErrors(&responses, errcode.InvalidParams)
@@ -753,6 +769,11 @@ func (g *gen) universalOperation() obj {
 			obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown"}}, {"default", "auto"}}, nil),
 		q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
 			obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
+		q("extract_rules", "Your own fields, as a JSON object in sitedef syntax (URL-encoded): each field an XPath string, or an object with xpath, expr, regex or const, type, transform, post, default, required, select (fallbacks) and fields (objects and list<object>). "+
+			"The values come back under extracted, in this order. At most 16384 bytes, 100 fields, 4 levels, 1000 items a list, 5 selectors a field, XPaths of 512 bytes, expressions of 1024, regular expressions of 256; "+
+			"no absolute path inside a predicate, no following:: or preceding:: axis. A rule set that breaks a rule is 400 invalid_params listing each problem under errors with its path. See docs/api.md.", false,
+			obj{{"type", "string"}, {"contentMediaType", "application/json"}}, `{"title":"//h1","price":{"xpath":"//span[@class='price']","type":"float","transform":"parsePrice(value)"}}`),
+		maxAgeParam(),
 	}
 	if sc := g.sandboxCaseParam(universalEndpoint); sc != nil {
 		params = append(params, sc)

@@ -244,6 +244,7 @@ func TestDescribesEverySitedef(t *testing.T) {
 	if doc["webhooks"].(map[string]any)["batch.completed"] == nil {
 		t.Error("no batch.completed webhook")
 	}
+	checkCacheAndRules(t, reg, doc)
 }
 
 func jsonString(v any) string {
@@ -343,5 +344,47 @@ func exampleString(v any) string {
 		return x
 	default:
 		return strings.Trim(jsonString(x), `"`)
+	}
+}
+
+// checkCacheAndRules: max_age on every endpoint, extract_rules on universal/get, the cache
+// headers on every 200, extracted in the universal schemas and the errors list of the envelope.
+// TestDescribesEverySitedef calls it on its document (a build costs seconds under -race).
+func checkCacheAndRules(t *testing.T, reg *registry.Registry, doc map[string]any) {
+	t.Helper()
+	paths := doc["paths"].(map[string]any)
+	params := func(op map[string]any) map[string]bool {
+		out := map[string]bool{}
+		for _, p := range op["parameters"].([]any) {
+			out[p.(map[string]any)["name"].(string)] = true
+		}
+		return out
+	}
+	ops := []string{"/api/v1/universal/get"}
+	for _, id := range reg.IDs() {
+		site, resource, _ := strings.Cut(id, ".")
+		ops = append(ops, "/api/v1/"+site+"/"+resource)
+	}
+	for _, path := range ops {
+		op := paths[path].(map[string]any)["get"].(map[string]any)
+		if !params(op)["max_age"] {
+			t.Errorf("%s: no max_age", path)
+		}
+		hs := op["responses"].(map[string]any)["200"].(map[string]any)["headers"].(map[string]any)
+		if hs["Asa-Cache"] == nil || hs["Asa-Fetched-At"] == nil {
+			t.Errorf("%s: 200 does not list Asa-Cache and Asa-Fetched-At", path)
+		}
+	}
+	if !params(paths["/api/v1/universal/get"].(map[string]any)["get"].(map[string]any))["extract_rules"] {
+		t.Error("universal/get: no extract_rules")
+	}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, s := range []string{"UniversalAuto", "UniversalData", "UniversalHTML", "UniversalText", "UniversalMarkdown"} {
+		if schemas[s].(map[string]any)["properties"].(map[string]any)["extracted"] == nil {
+			t.Errorf("%s: no extracted", s)
+		}
+	}
+	if schemas["Error"].(map[string]any)["properties"].(map[string]any)["errors"] == nil {
+		t.Error("the error envelope has no errors list")
 	}
 }

@@ -29,6 +29,8 @@ type serveConfig struct {
 	LogLevel            string        `yaml:"log_level"`
 	RequestTimeout      time.Duration `yaml:"request_timeout"`
 	ShutdownTimeout     time.Duration `yaml:"shutdown_timeout"`
+	// CacheMaxBytes bounds the response cache of max_age (0: api.DefaultCacheMaxTotal).
+	CacheMaxBytes int64 `yaml:"cache_max_bytes"`
 	// StoreTimeout bounds how long a request waits for a locked or failing database before it is
 	// answered 503 service_unavailable.
 	StoreTimeout time.Duration `yaml:"store_timeout"`
@@ -94,6 +96,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
+	{"ASA_CACHE_MAX_BYTES", "cache_max_bytes"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_BATCH_LEASE", "batch_lease"}, {"ASA_DB_POOL_SIZE", "db_pool_size"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
@@ -185,6 +188,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.StoreTimeout <= 0 {
 		return cfg, fmt.Errorf("store timeout %v: want a positive duration", cfg.StoreTimeout)
 	}
+	if cfg.CacheMaxBytes < 0 {
+		return cfg, fmt.Errorf("cache max bytes %d: want a positive number", cfg.CacheMaxBytes)
+	}
 	if *farmAddr != "" {
 		cfg.FarmAddr = *farmAddr
 	}
@@ -272,6 +278,12 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.Fixtures = v
 	case "public_url":
 		cfg.PublicURL = v
+	case "cache_max_bytes":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return err
+		}
+		cfg.CacheMaxBytes = n
 	case "log_format":
 		cfg.LogFormat = v
 	case "log_level":

@@ -201,7 +201,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 		Docs:      docs.FS,
 		Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 		Health:  api.HealthConfig{Store: db},
-		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
+		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks}, Cache: db,
 		Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
 		Limiter: limiter, Revocations: revocations}
 	if !web {
@@ -210,7 +210,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 		deps.Docs, deps.Dashboard = nil, api.DashboardConfig{}
 	}
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
-		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""}, deps)
+		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != "", CacheMaxTotal: cfg.CacheMaxBytes}, deps)
 	svc.srv, svc.db, svc.reg, svc.fixSrc = srv, db, reg, fixSrc
 	ok = true
 	return svc, true

@@ -101,8 +101,18 @@ type Error struct {
 	Detail string
 	// Params names the parameters at fault (invalid_params, not_implemented).
 	Params []string
+	// Problems lists what is wrong inside one parameter's structured value (extract_rules), each at
+	// its path in that value.
+	Problems []Problem
 	// Cause is kept for logs; it is never shown to a client.
 	Cause error
+}
+
+// Problem is one mistake at a path inside a parameter's value, such as
+// products.fields.name.xpath in extract_rules.
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 func (e *Error) Error() string {

@@ -78,3 +78,13 @@ func Parse(path string, data []byte) (*File, diag.List) {
 	}
 	return f, diags
 }
+
+// DecodeNode decodes a tree built in Go rather than read from a file (extract_rules: a JSON object
+// of fields) strictly into v, a pointer to a model value, recording positions in pos. Problems are
+// reported under path at the nodes' own lines and columns, which the caller chose.
+func DecodeNode(path string, n *yaml.Node, v any, pos Positions) diag.List {
+	var diags diag.List
+	d := &decoder{file: path, root: path, diags: &diags, pos: pos}
+	d.decode(n, reflectValue(v))
+	return diags
+}

@@ -13,6 +13,7 @@ import (
 //	text      url, resolved_url, text
 //	markdown  url, resolved_url, markdown
 //
+// Every mode ends with extracted, the fields of the request's extract_rules, when it gave some.
 // A string the page does not give is null. HTML characters are not escaped (<, > and & stay as
 // they are).
 func (r *Result) MarshalJSON() ([]byte, error) {
@@ -58,6 +59,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 			st = &Structured{}
 		}
 		w.field("structured", st)
+	}
+	if r.Extracted != nil {
+		w.raw("extracted", r.Extracted)
 	}
 	w.b.WriteByte('}')
 	if w.err != nil {

@@ -87,6 +87,8 @@ type Result struct {
 	// Data is a JSON target, decoded (parse=auto); IsData says Data is set (it may be JSON null).
 	Data   any
 	IsData bool
+	// Extracted is the JSON object of the request's extract_rules, set by the caller (nil: none).
+	Extracted []byte
 
 	rawData []byte // Data as the target wrote it, compacted
 }
