@@ -162,7 +162,7 @@ type Pool struct {
 	slots  chan struct{}
 	// sink is the browser-wide proxy: every context has its own proxy, so anything that reaches
 	// this one escaped them and is refused.
-	sink *http.Server
+	sink     *http.Server
 	sinkAddr string
 
 	mu     sync.Mutex
