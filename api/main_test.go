@@ -12,5 +12,13 @@ import (
 // connection loops when it closes its server and its client's idle connections; an option to
 // ignore one would hide exactly the leak this is for.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(closingShared{m})
+}
+
+// closingShared stops what tests share across the package (the browser) before goleak looks.
+type closingShared struct{ m *testing.M }
+
+func (c closingShared) Run() int {
+	defer closeBrowserShared()
+	return c.m.Run()
 }

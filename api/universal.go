@@ -37,6 +37,10 @@ type universalRequest struct {
 	Country string
 	// SandboxCase names the fixture case that answers a sandbox key ("": the one matching URL).
 	SandboxCase string
+	// Browser are the browser parameters (render_js, screenshot, ...); PNG is parse=screenshot:
+	// the answer is the screenshot itself.
+	Browser browserOpts
+	PNG     bool
 }
 
 // universalOutcome is a universal request's answer: the JSON body and what the fetch reported.
@@ -47,6 +51,9 @@ type universalOutcome struct {
 	ResolvedURL  string
 	// Case is the sandbox case that answered, for Asa-Sandbox-Case.
 	Case string
+	// AddOn is the add-on credits of the browser; Screenshot the PNG taken.
+	AddOn      int
+	Screenshot []byte
 }
 
 // urlChecker is the parse-time URL guard of the live fetcher (fetch.Client.CheckURL).
@@ -101,6 +108,17 @@ func (s *Server) universalHandler(c echo.Context) error {
 	if qerr != nil {
 		return fail(qerr)
 	}
+	browser, berr := s.takeBrowserParams(q)
+	if berr != nil {
+		return fail(berr)
+	}
+	png, perr := s.takeScreenshotMode(q, p.Test)
+	if perr != nil {
+		return fail(perr)
+	}
+	if png {
+		browser.Screenshot = true
+	}
 	caseName, serr := takeSandboxCase(q, p.Test)
 	if serr != nil {
 		return fail(serr)
@@ -109,7 +127,7 @@ func (s *Server) universalHandler(c echo.Context) error {
 	if perr != nil {
 		return fail(perr)
 	}
-	req.SandboxCase = caseName
+	req.SandboxCase, req.Browser, req.PNG = caseName, browser, png
 	if cerr := s.checkCredits(c.Request().Context(), p); cerr != nil {
 		return fail(cerr)
 	}
@@ -132,7 +150,7 @@ func (s *Server) universalHandler(c echo.Context) error {
 		return fail(rerr)
 	}
 	if !p.Test {
-		cost = CostPerRequest
+		cost = CostPerRequest + out.AddOn
 		ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: id, Credits: cost}
 		lg := s.requestLog(c, p, id, http.StatusOK, "", cost, start)
 		if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
@@ -147,7 +165,28 @@ func (s *Server) universalHandler(c echo.Context) error {
 		s.logRequest(c, p, id, http.StatusOK, "", 0, start)
 	}
 	c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
-	return c.JSONBlob(http.StatusOK, out.Body)
+	if req.PNG {
+		return c.Blob(http.StatusOK, "image/png", out.Screenshot)
+	}
+	return c.JSONBlob(http.StatusOK, withScreenshot(out.Body, out.Screenshot))
+}
+
+// takeScreenshotMode takes parse=screenshot out of q (the answer is the PNG itself): it needs the
+// browser (501 naming parse without one) and a live key (the sandbox renders nothing).
+func (s *Server) takeScreenshotMode(q url.Values, test bool) (bool, *errcode.Error) {
+	if len(q["parse"]) != 1 || strings.ToLower(strings.TrimSpace(q.Get("parse"))) != "screenshot" {
+		return false, nil
+	}
+	if s.deps.Renderer == nil {
+		return false, &errcode.Error{Code: errcode.NotImplemented, Params: []string{"parse"},
+			Message: "parse=screenshot needs a browser, and this server has none (the operator starts asa serve with --browser)"}
+	}
+	if test {
+		return false, &errcode.Error{Code: errcode.InvalidParams, Params: []string{"parse"},
+			Message: "parse=screenshot takes a live key: the sandbox answers from saved pages and renders nothing"}
+	}
+	q.Set("parse", string(universal.HTML))
+	return true, nil
 }
 
 // checkUniversal validates the parameters of a universal request (api_key and the reserved ones
@@ -250,7 +289,12 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 	if fetcher == nil {
 		return out, errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")
 	}
-	resp, err := fetcher.Fetch(ctx, &engine.Request{Step: "page", Page: 1, Method: http.MethodGet, URL: target})
+	var rf *renderingFetcher
+	if !test && s.deps.Renderer != nil && req.Browser.any() {
+		rf = &renderingFetcher{live: fetcher, renderer: s.deps.Renderer, opts: req.Browser}
+		fetcher = rf
+	}
+	resp, err := fetcher.Fetch(ctx, &engine.Request{Step: "page", Page: 1, Method: http.MethodGet, URL: target, Parse: "html"})
 	if resp != nil {
 		out.Attempts = resp.Attempts
 	}
@@ -297,6 +341,7 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 		return out, &errcode.Error{Code: errcode.InternalError, Cause: err}
 	}
 	out.Body = body
+	out.AddOn, out.Screenshot = rf.addOns()
 	return out, nil
 }
 

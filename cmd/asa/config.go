@@ -45,6 +45,11 @@ type serveConfig struct {
 	// MetricsToken makes /metrics require Authorization: Bearer TOKEN wherever it is served.
 	MetricsAddr  string `yaml:"metrics_addr"`
 	MetricsToken string `yaml:"metrics_token"`
+	// Browser is the Chromium binary that turns on render_js and screenshot ("": off, 501);
+	// BrowserContexts bounds the pages rendered at once, BrowserTimeout one render.
+	Browser         string        `yaml:"browser"`
+	BrowserContexts int           `yaml:"browser_contexts"`
+	BrowserTimeout  time.Duration `yaml:"browser_timeout"`
 }
 
 type proxyConfig struct {
@@ -72,6 +77,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
+	{"ASA_BROWSER", "browser"}, {"ASA_BROWSER_CONTEXTS", "browser_contexts"}, {"ASA_BROWSER_TIMEOUT", "browser_timeout"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -95,6 +101,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	batchConc := fl.Int("batch-concurrency", 0, "batch items in flight on this node, apart from every key's limits (env ASA_BATCH_CONCURRENCY; default 64)")
 	metricsAddr := fl.String("metrics-addr", "", "serve /metrics on this HOST:PORT instead of the API's address (env ASA_METRICS_ADDR)")
 	metricsToken := fl.String("metrics-token", "", "require Authorization: Bearer TOKEN on /metrics (env ASA_METRICS_TOKEN, which keeps it out of ps)")
+	browserPath := fl.String("browser", "", "Chromium binary (Debian: /usr/bin/chromium) that turns on render_js and screenshot (env ASA_BROWSER; default off: they answer 501)")
+	browserContexts := fl.Int("browser-contexts", 0, "pages rendered at once; more wait for a free one (env ASA_BROWSER_CONTEXTS; default 8)")
+	browserTimeout := fl.Duration("browser-timeout", 0, "deadline of one rendered page, within the request's (env ASA_BROWSER_TIMEOUT; default 30s)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -169,6 +178,18 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if *metricsToken != "" {
 		cfg.MetricsToken = *metricsToken
 	}
+	if *browserPath != "" {
+		cfg.Browser = *browserPath
+	}
+	if *browserContexts != 0 {
+		cfg.BrowserContexts = *browserContexts
+	}
+	if *browserTimeout != 0 {
+		cfg.BrowserTimeout = *browserTimeout
+	}
+	if cfg.BrowserContexts < 0 || cfg.BrowserTimeout < 0 {
+		return cfg, fmt.Errorf("browser contexts %d and timeout %v: want positive values", cfg.BrowserContexts, cfg.BrowserTimeout)
+	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
 	}
@@ -218,6 +239,20 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.MetricsAddr = v
 	case "metrics_token":
 		cfg.MetricsToken = v
+	case "browser":
+		cfg.Browser = v
+	case "browser_contexts":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		cfg.BrowserContexts = n
+	case "browser_timeout":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		cfg.BrowserTimeout = d
 	case "batch_concurrency":
 		n, err := strconv.Atoi(v)
 		if err != nil {

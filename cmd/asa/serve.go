@@ -88,6 +88,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	defer live.Close()
+	renderer, err := newRenderer(ctx, cfg, live, log)
+	if err != nil {
+		log.Error("starting the browser", "browser", cfg.Browser, "err", err)
+		return 1
+	}
+	var rdr api.Renderer
+	if renderer != nil {
+		defer renderer.Close()
+		rdr = renderer
+		log.Info("browser on: render_js and screenshot are served", "browser", cfg.Browser, "pid", renderer.BrowserPID())
+	}
 	webhooks, err := newWebhookClient(cfg, log)
 	if err != nil {
 		log.Error("configuring webhook delivery", "err", err)
@@ -97,7 +108,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{PublicURL: cfg.PublicURL, RequestTimeout: cfg.RequestTimeout, ShutdownTimeout: cfg.ShutdownTimeout,
 		MetricsToken: cfg.MetricsToken, MetricsOwnListener: cfg.MetricsAddr != ""},
-		api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
+		api.Deps{Registry: reg, Live: live, Renderer: rdr, Sandbox: sandbox, Auth: backend, Ledger: backend, Log: log,
 			Docs:      docs.FS,
 			Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 			Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks},
