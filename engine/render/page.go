@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -44,16 +45,13 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 	defer context.AfterFunc(ctx, rcancel)()
 
 	st := &pageState{idle: p.opts.SettleIdle, inflight: map[network.RequestID]bool{}, dialogs: make(chan struct{}, 1)}
-	// Opening the tab: a browser that cannot do it while the request still has time is hung.
-	open := time.AfterFunc(p.opts.StartTimeout, rcancel)
-	err = chromedp.Listen(rctx, st.onEvent)
-	openTimedOut := !open.Stop()
-	if err != nil {
+	if err = chromedp.Listen(rctx, st.onEvent); err != nil { // opens the tab
 		if ctx.Err() != nil {
+			// Slow (a busy machine) or hung? A hung browser does not answer a trivial command either.
+			if !p.responsive(in) {
+				p.retire(in, "no answer to Browser.getVersion after a tab could not be opened in time")
+			}
 			return nil, timeoutErr(ctx.Err(), "opening a tab")
-		}
-		if openTimedOut {
-			return nil, &hungError{err: err}
 		}
 		return nil, &errcode.Error{Code: errcode.ServiceUnavailable, Message: "the browser could not open a tab", Cause: err}
 	}
@@ -103,12 +101,12 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 		return nil
 	}
 	if err := setup(); err != nil {
-		return nil, p.pageErr(ctx, eg, req, "setting up the tab", err)
+		return nil, p.pageErr(ctx, eg, st, "setting up the tab", err)
 	}
 
 	nav, err := cdp.Call(rctx, t, page.Navigate, page.NavigateParams{URL: req.URL})
 	if err != nil {
-		return nil, p.pageErr(ctx, eg, req, "navigating", err)
+		return nil, p.pageErr(ctx, eg, st, "navigating", err)
 	}
 	if nav.ErrorText != "" {
 		return nil, p.navErr(eg, req, st, nav.ErrorText)
@@ -118,7 +116,7 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 	}
 
 	if err := p.settle(rctx, t, st, req.WaitFor); err != nil {
-		return nil, p.pageErr(ctx, eg, req, "waiting for the page to settle", err)
+		return nil, p.pageErr(ctx, eg, st, "waiting for the page to settle", err)
 	}
 	res := &Result{}
 	st.mu.Lock()
@@ -129,13 +127,13 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 	}
 	html, err := p.outerHTML(rctx, t)
 	if err != nil {
-		return nil, p.pageErr(ctx, eg, req, "reading the DOM", err)
+		return nil, p.pageErr(ctx, eg, st, "reading the DOM", err)
 	}
 	res.HTML = html
 	if req.Screenshot {
 		shot, err := p.screenshot(rctx, t, req.FullPage)
 		if err != nil {
-			return nil, p.pageErr(ctx, eg, req, "taking the screenshot", err)
+			return nil, p.pageErr(ctx, eg, st, "taking the screenshot", err)
 		}
 		res.Screenshot = shot
 	}
@@ -146,6 +144,21 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 	return res, nil
 }
 
+// responsive asks the browser for its version, with a short deadline of its own.
+func (p *Pool) responsive(in *instance) bool {
+	c := chromedp.FromContext(in.ctx)
+	if c == nil || c.Browser == nil || in.dead() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	_, err := cdp.Call(ctx, c.Browser, browser.GetVersion, cdp.Empty{})
+	return err == nil
+}
+
+// probeTimeout bounds the liveness probe of a browser that seems hung.
+const probeTimeout = 10 * time.Second
+
 func tooLarge(n int64) *errcode.Error {
 	return &errcode.Error{Code: errcode.TargetUnreachable, Detail: "too_large",
 		Message: fmt.Sprintf("the page transferred more than the %d MiB a render may", n>>20)}
@@ -153,7 +166,7 @@ func tooLarge(n int64) *errcode.Error {
 
 // pageErr maps a failure after the tab opened: the request's deadline, the transfer cap, or the
 // browser gone (the caller retries on a fresh one).
-func (p *Pool) pageErr(ctx context.Context, eg *egress, req Request, during string, err error) error {
+func (p *Pool) pageErr(ctx context.Context, eg *egress, st *pageState, during string, err error) error {
 	var ec *errcode.Error
 	switch {
 	case errors.As(err, &ec):
@@ -162,6 +175,9 @@ func (p *Pool) pageErr(ctx context.Context, eg *egress, req Request, during stri
 		return tooLarge(p.opts.MaxTransferBytes)
 	case ctx.Err() != nil:
 		return timeoutErr(ctx.Err(), during)
+	}
+	if st != nil && st.isCrashed() {
+		return errTabCrashed
 	}
 	return &errcode.Error{Code: errcode.TargetUnreachable, Detail: "connection", Message: "the browser failed rendering the page", Cause: fmt.Errorf("%s: %w", during, err)}
 }
@@ -220,6 +236,9 @@ func (p *Pool) settle(ctx context.Context, t *chromedp.Target, st *pageState, wa
 			}
 		} else if st.settled(time.Now()) {
 			return nil
+		}
+		if st.isCrashed() {
+			return errTabCrashed
 		}
 		select {
 		case <-ctx.Done():
@@ -291,6 +310,7 @@ type pageState struct {
 	mu       sync.Mutex
 	inflight map[network.RequestID]bool
 	loaded   bool
+	crashed  bool // the tab's renderer died (out of memory, most often)
 	quietAt  time.Time // when the last request in flight ended
 	status   int
 	url      string
@@ -318,6 +338,8 @@ func (s *pageState) onEvent(ev any) {
 		s.done(e.RequestID)
 	case *network.EventLoadingFailed:
 		s.done(e.RequestID)
+	case *inspector.EventTargetCrashed:
+		s.crashed = true
 	case *page.EventLoadEventFired:
 		s.loaded = true
 		if len(s.inflight) == 0 {
@@ -333,6 +355,15 @@ func (s *pageState) done(id network.RequestID) {
 			s.quietAt = time.Now()
 		}
 	}
+}
+
+var errTabCrashed = &errcode.Error{Code: errcode.TargetUnreachable, Detail: "too_large",
+	Message: "the page crashed its tab (it used more memory than a page may)"}
+
+func (s *pageState) isCrashed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.crashed
 }
 
 // settled: loaded, nothing in flight, and quiet for the idle time.

@@ -29,9 +29,10 @@
 //
 // # Crashes
 //
-// A browser that dies (crash, OOM kill) or hangs (a tab cannot be opened within Options.StartTimeout)
-// is replaced by a fresh process; renders that were running on it are retried once on the new one
-// when their deadline allows, so a crash does not fail requests.
+// A browser that dies (crash, OOM kill) is replaced by a fresh process; renders that were running on
+// it are retried once on the new one when their deadline allows, so a crash does not fail requests.
+// One that hangs (a tab cannot be opened within a request's deadline, and Browser.getVersion gets no
+// answer within 10 s) is killed and replaced the same way. A slow machine is not a hung browser.
 package render
 
 import (
@@ -76,8 +77,7 @@ type Options struct {
 	MaxContexts int
 	// Timeout bounds one render when the request's context allows more. Default 30s.
 	Timeout time.Duration
-	// StartTimeout bounds starting the browser and opening a tab; past it the browser is taken as
-	// hung and replaced. Default 20s.
+	// StartTimeout bounds starting the browser process. Default 20s.
 	StartTimeout time.Duration
 	// SettleIdle is how long the network must be quiet after the load event. Default 500ms.
 	SettleIdle time.Duration
@@ -401,27 +401,12 @@ func (p *Pool) Render(ctx context.Context, req Request) (*Result, error) {
 			retried = true
 			continue
 		}
-		var hung *hungError
-		if errors.As(err, &hung) {
-			p.retire(in, hung.Error())
-			if !retried && ctx.Err() == nil {
-				retried = true
-				continue
-			}
-			return nil, &errcode.Error{Code: errcode.ServiceUnavailable, Message: "the browser is not answering", Cause: err}
-		}
 		if in.dead() {
 			return nil, &errcode.Error{Code: errcode.ServiceUnavailable, Message: "the browser crashed", Cause: err}
 		}
 		return nil, err
 	}
 }
-
-// hungError is a browser that could not open a tab in time while the request had time left.
-type hungError struct{ err error }
-
-func (h *hungError) Error() string { return "opening a tab: " + h.err.Error() }
-func (h *hungError) Unwrap() error { return h.err }
 
 func timeoutErr(cause error, during string) *errcode.Error {
 	return &errcode.Error{Code: errcode.TargetUnreachable, Detail: "timeout", Message: "the page did not settle in time", Cause: fmt.Errorf("%s: %w", during, cause)}
