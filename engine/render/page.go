@@ -310,7 +310,7 @@ type pageState struct {
 	mu       sync.Mutex
 	inflight map[network.RequestID]bool
 	loaded   bool
-	crashed  bool // the tab's renderer died (out of memory, most often)
+	crashed  bool      // the tab's renderer died (out of memory, most often)
 	quietAt  time.Time // when the last request in flight ended
 	status   int
 	url      string
