@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -266,52 +267,73 @@ func TestBrowserRendering(t *testing.T) {
 		{name: "no browser: sitedef 501", env: none, path: ep("product", "query=widget&render_js=true"), status: 501, code: "not_implemented", cost: "0"},
 		{name: "no browser: render step fetched as is", env: none, path: ep("list", ""), status: 200, cost: "5", want: map[string]string{"items": ""}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			env := e
-			if tt.env != nil {
-				env = tt.env
-			}
-			path := tt.path
-			if env == none {
-				path = strings.Replace(path, key, none.live.String(), 1)
-			}
-			r := env.get(t, path)
-			if r.status != tt.status {
-				t.Fatalf("status %d, want %d: %.400s", r.status, tt.status, r.raw)
-			}
-			if c := r.header.Get("Asa-Cost"); c != tt.cost {
-				t.Errorf("Asa-Cost %q, want %s", c, tt.cost)
-			}
-			if tt.code != "" {
-				if r.body["error"] != tt.code || (tt.detail != "" && r.body["detail"] != tt.detail) {
-					t.Errorf("error %v detail %v, want %s %s: %s", r.body["error"], r.body["detail"], tt.code, tt.detail, r.raw)
+	t.Run("requests", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				env := e
+				if tt.env != nil {
+					env = tt.env
 				}
-				return
-			}
-			for k, want := range tt.want {
-				got := fmt.Sprint(r.body[k])
-				if l, ok := r.body[k].([]any); ok {
-					parts := make([]string, len(l))
-					for i, x := range l {
-						parts[i] = fmt.Sprint(x)
+				path := tt.path
+				if env == none {
+					path = strings.Replace(path, key, none.live.String(), 1)
+				}
+				r := env.get(t, path)
+				if r.status != tt.status {
+					t.Fatalf("status %d, want %d: %.400s", r.status, tt.status, r.raw)
+				}
+				if c := r.header.Get("Asa-Cost"); c != tt.cost {
+					t.Errorf("Asa-Cost %q, want %s", c, tt.cost)
+				}
+				if tt.code != "" {
+					if r.body["error"] != tt.code || (tt.detail != "" && r.body["detail"] != tt.detail) {
+						t.Errorf("error %v detail %v, want %s %s: %s", r.body["error"], r.body["detail"], tt.code, tt.detail, r.raw)
 					}
-					got = strings.Join(parts, " ")
+					return
 				}
-				if r.body[k] == nil {
-					got = ""
+				for k, want := range tt.want {
+					got := fmt.Sprint(r.body[k])
+					if l, ok := r.body[k].([]any); ok {
+						parts := make([]string, len(l))
+						for i, x := range l {
+							parts[i] = fmt.Sprint(x)
+						}
+						got = strings.Join(parts, " ")
+					}
+					if r.body[k] == nil {
+						got = ""
+					}
+					if want == "" && got != "" || !strings.Contains(got, want) {
+						t.Errorf("%s = %.300q, want %q", k, got, want)
+					}
 				}
-				if want == "" && got != "" || !strings.Contains(got, want) {
-					t.Errorf("%s = %.300q, want %q", k, got, want)
+				shot, _ := r.body["screenshot"].(string)
+				png, _ := base64.StdEncoding.DecodeString(shot)
+				if tt.png != bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+					t.Errorf("screenshot present %v, want %v", len(png) > 0, tt.png)
 				}
-			}
-			shot, _ := r.body["screenshot"].(string)
-			png, _ := base64.StdEncoding.DecodeString(shot)
-			if tt.png != bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-				t.Errorf("screenshot present %v, want %v", len(png) > 0, tt.png)
-			}
-		})
+			})
+		}
+	})
+	// The usage report (the dashboard's) keeps the add-on credits apart.
+	wantAddOns := 0
+	for _, tt := range tests {
+		if tt.env == nil && tt.status == 200 {
+			n, _ := strconv.Atoi(tt.cost)
+			wantAddOns += n - api.CostPerRequest
+		}
+	}
+	rows, err := e.db.Usage(context.Background(), store.UsageQuery{WorkspaceID: e.ws.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addOns := 0
+	for _, r := range rows {
+		addOns += r.AddOnCredits
+	}
+	if addOns != wantAddOns || wantAddOns == 0 {
+		t.Errorf("usage shows %d add-on credits, want %d", addOns, wantAddOns)
 	}
 }
 

@@ -186,6 +186,7 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 			cost = CostPerRequest*max(res.Units, 1) + addOn
 			ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: plan.ID, Credits: cost}
 			lg := s.requestLog(c, p, plan.ID, http.StatusOK, "", cost, start)
+			lg.AddOnCredits = addOn
 			if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
 				cost = 0
 				if errors.Is(err, ErrInsufficientCredits) {

@@ -70,8 +70,10 @@ type RequestLog struct {
 	Status      int
 	ErrorCode   string
 	Cost        int
-	Duration    time.Duration
-	At          time.Time
+	// AddOnCredits is the part of Cost that paid for add-ons (render_js, screenshot).
+	AddOnCredits int
+	Duration     time.Duration
+	At           time.Time
 }
 
 // Ledger keeps credits and usage.

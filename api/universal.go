@@ -153,6 +153,7 @@ func (s *Server) universalHandler(c echo.Context) error {
 		cost = CostPerRequest + out.AddOn
 		ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: id, Credits: cost}
 		lg := s.requestLog(c, p, id, http.StatusOK, "", cost, start)
+		lg.AddOnCredits = out.AddOn
 		if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
 			cost = 0
 			if errors.Is(err, ErrInsufficientCredits) {

@@ -98,7 +98,7 @@ func bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []erro
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, logInsert+rowMarks(len(accepted), 9)+logKeepFirst, logs...)
+	_, err := tx.ExecContext(ctx, logInsert+rowMarks(len(accepted), logCols)+logKeepFirst, logs...)
 	return err
 }
 
