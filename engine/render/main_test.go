@@ -130,9 +130,23 @@ func servePages(f *farm.Farm) {
 const out = (id, p) => p.then(r => r.text()).then(t => 'got ' + t, e => 'refused').then(s => { document.getElementById(id).textContent = s; });
 Promise.all([out('a', fetch('%s/')), out('b', fetch('http://169.254.169.254/latest/meta-data/'))])
   .then(() => { const d = document.createElement('p'); d.id = 'done'; document.body.appendChild(d); });
-window.open('http://shop.test/xhr-price');
+window.open('http://shop.test/popup-target');
 alert('hello');
 </script></body></html>`, shared.asa.URL)
+	})
+	// A page that tries to leave for local files, and a download.
+	f.HandleFunc("shop.test", "/escape", html(`<!doctype html><html><body><p id="f">pending</p>
+<script>
+fetch('file:///etc/passwd').then(r => r.text()).then(t => 'got ' + t, e => 'refused').then(s => {
+  document.getElementById('f').textContent = s;
+  const d = document.createElement('p'); d.id = 'done'; document.body.appendChild(d);
+  location.href = 'file:///etc/passwd';
+});
+</script></body></html>`))
+	f.HandleFunc("shop.test", "/report.bin", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="report.bin"`)
+		w.Write(make([]byte, 1024))
 	})
 	// A page whose load event never fires: its image never finishes.
 	f.HandleFunc("shop.test", "/never", html(`<!doctype html><html><body><p>loading</p><img src="/hang"></body></html>`))

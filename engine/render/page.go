@@ -75,9 +75,13 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 		for {
 			select {
 			case id := <-popups:
-				cdp.Call(rctx, b, target.CloseTarget, target.CloseTargetParams{TargetID: id})
+				if _, err := cdp.Call(rctx, b, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err == nil {
+					st.count(&st.popups)
+				}
 			case <-st.dialogs:
-				cdp.Call(rctx, t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+				if _, err := cdp.Call(rctx, t, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false}); err == nil {
+					st.count(&st.dialogsDone)
+				}
 			case <-rctx.Done():
 				return
 			}
@@ -121,6 +125,7 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 	res := &Result{}
 	st.mu.Lock()
 	res.Status, res.URL, res.ContentType = st.status, st.url, st.mime
+	res.Popups, res.Dialogs = st.popups, st.dialogsDone
 	st.mu.Unlock()
 	if res.URL == "" {
 		res.URL = req.URL
@@ -307,14 +312,16 @@ type pageState struct {
 	main    cdp.FrameID
 	dialogs chan struct{}
 
-	mu       sync.Mutex
-	inflight map[network.RequestID]bool
-	loaded   bool
-	crashed  bool      // the tab's renderer died (out of memory, most often)
-	quietAt  time.Time // when the last request in flight ended
-	status   int
-	url      string
-	mime     string
+	mu          sync.Mutex
+	inflight    map[network.RequestID]bool
+	loaded      bool
+	crashed     bool      // the tab's renderer died (out of memory, most often)
+	popups      int       // pop-ups closed
+	dialogsDone int       // dialogs dismissed
+	quietAt     time.Time // when the last request in flight ended
+	status      int
+	url         string
+	mime        string
 }
 
 func (s *pageState) onEvent(ev any) {
@@ -359,6 +366,12 @@ func (s *pageState) done(id network.RequestID) {
 
 var errTabCrashed = &errcode.Error{Code: errcode.TargetUnreachable, Detail: "too_large",
 	Message: "the page crashed its tab (it used more memory than a page may)"}
+
+func (s *pageState) count(n *int) {
+	s.mu.Lock()
+	*n++
+	s.mu.Unlock()
+}
 
 func (s *pageState) isCrashed() bool {
 	s.mu.Lock()

@@ -44,6 +44,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -153,6 +154,8 @@ type Result struct {
 	Refused []Refusal
 	// Retried is set when the render was retried on a fresh browser after a crash.
 	Retried bool
+	// Popups and Dialogs count the pop-up windows closed and the dialogs dismissed.
+	Popups, Dialogs int
 }
 
 // Pool runs the browser and its renders. It is safe for concurrent use.
@@ -377,6 +380,10 @@ func (p *Pool) launch(ctx context.Context) (*instance, error) {
 // connection, too_large), invalid_params naming wait_for for a selector the browser rejects,
 // service_unavailable when the browser cannot run.
 func (p *Pool) Render(ctx context.Context, req Request) (*Result, error) {
+	if u, err := url.Parse(req.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// file:, chrome:, data:, javascript: ... are never navigated to
+		return nil, &errcode.Error{Code: errcode.InvalidParams, Params: []string{"url"}, Message: "only http and https pages are rendered"}
+	}
 	ctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
 	select {

@@ -57,6 +57,13 @@ func TestRenderRefusesSSRFFromScript(t *testing.T) {
 			t.Errorf("fetch %s was not refused:\n%s", id, html)
 		}
 	}
+	// The pop-up is blocked (no user gesture) or, if one opens, closed.
+	if opened := shared.farm.Count("shop.test", "/popup-target"); opened > 0 && res.Popups == 0 {
+		t.Errorf("a pop-up loaded its page and was not closed")
+	}
+	if res.Dialogs < 1 {
+		t.Errorf("the page's alert was not dismissed")
+	}
 	if n := shared.asaHits.Load(); n != 0 {
 		t.Errorf("the page reached our port %d times", n)
 	}
@@ -71,6 +78,31 @@ func TestRenderRefusesSSRFFromScript(t *testing.T) {
 		if !seen {
 			t.Errorf("no dial-time refusal of %s recorded; refused: %+v", target, res.Refused)
 		}
+	}
+}
+
+// Local files and browser pages are out of reach: from script, by navigation, and as the page itself;
+// a download is not a page.
+func TestRenderLocalAndDownloads(t *testing.T) {
+	p := needBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := p.Render(ctx, Request{URL: "http://shop.test/escape", WaitFor: "#done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html := string(res.HTML); !strings.Contains(html, `<p id="f">refused</p>`) || strings.Contains(html, "root:") || res.URL != "http://shop.test/escape" {
+		t.Errorf("url %s html %s", res.URL, html)
+	}
+	for _, u := range []string{"file:///etc/passwd", "chrome://version", "javascript:alert(1)", "data:text/html,<p>x</p>"} {
+		_, err := p.Render(ctx, Request{URL: u})
+		if e := errcode.As(err); e == nil || e.Code != errcode.InvalidParams {
+			t.Errorf("%s: %v, want invalid_params", u, err)
+		}
+	}
+	_, err = p.Render(ctx, Request{URL: "http://shop.test/report.bin"})
+	if e := errcode.As(err); e == nil || e.Code != errcode.TargetUnreachable {
+		t.Errorf("download: %v, want target_unreachable", err)
 	}
 }
 
