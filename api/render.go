@@ -118,7 +118,7 @@ type renderingFetcher struct {
 	opts     browserOpts
 
 	mu       sync.Mutex
-	rendered int
+	rendered map[string]bool // step/page rendered: a page fetched again (a blocked page's retry) is charged once
 	shot     []byte
 }
 
@@ -139,11 +139,22 @@ func (f *renderingFetcher) Fetch(ctx context.Context, req *engine.Request) (*eng
 		return &engine.Response{Attempts: 1}, err
 	}
 	f.mu.Lock()
-	f.rendered++
 	if wantShot && f.shot == nil {
 		f.shot = res.Screenshot
 	}
+	html = res.ContentType == "" || strings.Contains(res.ContentType, "html")
+	if html {
+		if f.rendered == nil {
+			f.rendered = map[string]bool{}
+		}
+		f.rendered[fmt.Sprintf("%s/%d", req.Step, req.Page)] = true
+	}
 	f.mu.Unlock()
+	if !html {
+		// A JSON document, an image, a PDF: the browser's viewer of it is no page to extract from.
+		// The target's own bytes answer, and no rendering is charged (a screenshot taken still is).
+		return f.live.Fetch(ctx, req)
+	}
 	h := http.Header{}
 	// The DOM is text the browser already decoded: UTF-8, whatever the page was sent in.
 	h.Set("Content-Type", "text/html; charset=utf-8")
@@ -157,7 +168,7 @@ func (f *renderingFetcher) addOns() (credits int, shot []byte) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	credits = RenderCost * f.rendered
+	credits = RenderCost * len(f.rendered)
 	if f.shot != nil {
 		credits += ScreenshotCost
 	}

@@ -256,6 +256,8 @@ func TestBrowserRendering(t *testing.T) {
 			want: map[string]string{"html": `<ul id="items"></ul>`}},
 		{name: "universal wait_for", path: uni("http://shop.test/list", "render_js", "true", "wait_for", "#items li", "parse", "text"), status: 200, cost: "15",
 			want: map[string]string{"text": "alpha"}},
+		{name: "a JSON target is not rendered", path: uni("http://shop.test/api/price", "render_js", "true"), status: 200, cost: "5",
+			want: map[string]string{"data": "19.99"}},
 		{name: "never settles", path: uni("http://shop.test/never", "render_js", "true"), status: 502, code: "target_unreachable", detail: "timeout", cost: "0"},
 		{name: "ssrf from script", path: uni("http://shop.test/ssrf?asa="+asaHost, "render_js", "true", "wait_for", "#done", "parse", "html"), status: 200, cost: "15",
 			want: map[string]string{"html": `<p id="a">refused</p><p id="b">refused</p>`}},
