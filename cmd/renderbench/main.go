@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"asa/engine/errcode"
 	"asa/engine/fetch"
 	"asa/engine/fetch/farm"
 	"asa/engine/render"
@@ -30,11 +32,12 @@ import (
 
 func main() {
 	exe := flag.String("browser", "/usr/bin/chromium", "Chromium binary")
-	levels := flag.String("levels", "1,10,50", "renders at once, one run per value")
+	levels := flag.String("levels", "1,10,50", "requests at once, one run per value")
+	contexts := flag.Int("contexts", render.DefaultMaxContexts, "the pool's browser contexts (asa serve --browser-contexts): requests beyond them wait")
 	perWorker := flag.Int("n", 4, "renders per worker at each level (level 1 makes 5 times as many)")
 	maxMB := flag.Int("max-chromium-mb", 6144, "fail when Chromium's peak RSS passes this many MiB")
 	flag.Parse()
-	if err := run(*exe, *levels, *perWorker, *maxMB); err != nil {
+	if err := run(*exe, *levels, *contexts, *perWorker, *maxMB); err != nil {
 		fmt.Fprintln(os.Stderr, "renderbench:", err)
 		os.Exit(1)
 	}
@@ -48,7 +51,7 @@ fetch('/api/price').then(r => r.json()).then(j => { document.getElementById('pri
 setTimeout(() => { document.getElementById('items').innerHTML = Array.from({length: 50}, (_, i) => '<li>item ' + i + '</li>').join(''); }, 200);
 </script></body></html>`
 
-func run(exe, levels string, perWorker, maxMB int) error {
+func run(exe, levels string, contexts, perWorker, maxMB int) error {
 	f, err := farm.New(farm.Options{ControlAddr: "off"})
 	if err != nil {
 		return err
@@ -75,7 +78,8 @@ func run(exe, levels string, perWorker, maxMB int) error {
 		}
 		lv = append(lv, n)
 	}
-	pool, err := render.New(render.Options{ExecPath: exe, MaxContexts: slices.Max(lv), Timeout: 60 * time.Second}, client)
+	pool, err := render.New(render.Options{ExecPath: exe, MaxContexts: contexts, Timeout: 90 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}, client)
 	if err != nil {
 		return err
 	}
@@ -84,7 +88,7 @@ func run(exe, levels string, perWorker, maxMB int) error {
 	if err := pool.Start(ctx); err != nil {
 		return err
 	}
-	fmt.Printf("chromium %s, pid %d; renders of a farm page (XHR price + timer list), settle 500 ms idle\n", exe, pool.BrowserPID())
+	fmt.Printf("chromium %s, pid %d, %d browser contexts; renders of a farm page (XHR price + timer list), settle 500 ms idle; latency includes the wait for a context\n", exe, pool.BrowserPID(), contexts)
 	fmt.Printf("%-6s %6s %8s %8s %8s %18s %16s\n", "level", "pages", "p50", "p99", "max", "chromium peak PSS", "asa peak RSS")
 	worst := 0
 	for _, n := range lv {
@@ -101,14 +105,18 @@ func run(exe, levels string, perWorker, maxMB int) error {
 			sampleRSS(pool.BrowserPID(), &peak, stop)
 		}()
 		lat, errs := renderMany(ctx, pool, n, count)
+		failed := 0
+		for _, k := range errs {
+			failed += k
+		}
 		close(stop)
 		wg.Wait()
 		slices.Sort(lat)
 		mib := int(peak.Load() >> 20)
 		worst = max(worst, mib)
 		fmt.Printf("%-6d %6d %8s %8s %8s %14d MiB %12d MiB", n, count, pct(lat, 50), pct(lat, 99), pct(lat, 100), mib, selfHWM()>>20)
-		if errs > 0 {
-			fmt.Printf("  (%d failed)", errs)
+		if failed > 0 {
+			fmt.Printf("  failed: %v", errs)
 		}
 		fmt.Println()
 	}
@@ -118,10 +126,10 @@ func run(exe, levels string, perWorker, maxMB int) error {
 	return nil
 }
 
-func renderMany(ctx context.Context, pool *render.Pool, workers, count int) ([]time.Duration, int) {
+func renderMany(ctx context.Context, pool *render.Pool, workers, count int) ([]time.Duration, map[string]int) {
 	var mu sync.Mutex
 	var lat []time.Duration
-	var errs int
+	errs := map[string]int{}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -133,9 +141,14 @@ func renderMany(ctx context.Context, pool *render.Pool, workers, count int) ([]t
 				res, err := pool.Render(ctx, render.Request{URL: fmt.Sprintf("http://shop.test/p/%d", i)})
 				d := time.Since(start)
 				mu.Lock()
-				if err != nil || !strings.Contains(string(res.HTML), "19.99") {
-					errs++
-				} else {
+				switch e := errcode.As(err); {
+				case e != nil:
+					errs[string(e.Code)+"/"+e.Detail]++
+				case err != nil:
+					errs[err.Error()]++
+				case !strings.Contains(string(res.HTML), "19.99"):
+					errs["no price"]++
+				default:
 					lat = append(lat, d)
 				}
 				mu.Unlock()

@@ -47,8 +47,9 @@ func (p *Pool) renderOn(ctx context.Context, in *instance, req Request) (*Result
 	st := &pageState{idle: p.opts.SettleIdle, inflight: map[network.RequestID]bool{}, dialogs: make(chan struct{}, 1)}
 	if err = chromedp.Listen(rctx, st.onEvent); err != nil { // opens the tab
 		if ctx.Err() != nil {
-			// Slow (a busy machine) or hung? A hung browser does not answer a trivial command either.
-			if !p.responsive(in) {
+			// Slow (a busy machine) or hung? A hung browser finishes no render and does not answer a
+			// trivial command either.
+			if time.Since(time.Unix(0, p.lastOK.Load())) > probeTimeout && !p.responsive(in) {
 				p.retire(in, "no answer to Browser.getVersion after a tab could not be opened in time")
 			}
 			return nil, timeoutErr(ctx.Err(), "opening a tab")

@@ -173,6 +173,7 @@ type Pool struct {
 	closed bool
 	wg     sync.WaitGroup // instance watchers
 	starts atomic.Int64
+	lastOK atomic.Int64 // unix nanoseconds of the last render that succeeded
 }
 
 // New returns a Pool; the browser starts with the first render (Start starts it at once).
@@ -400,6 +401,7 @@ func (p *Pool) Render(ctx context.Context, req Request) (*Result, error) {
 		}
 		res, err := p.renderOn(ctx, in, req)
 		if err == nil {
+			p.lastOK.Store(time.Now().UnixNano())
 			res.Retried = retried
 			return res, nil
 		}
@@ -408,7 +410,7 @@ func (p *Pool) Render(ctx context.Context, req Request) (*Result, error) {
 			retried = true
 			continue
 		}
-		if in.dead() {
+		if in.dead() && ctx.Err() == nil {
 			return nil, &errcode.Error{Code: errcode.ServiceUnavailable, Message: "the browser crashed", Cause: err}
 		}
 		return nil, err
