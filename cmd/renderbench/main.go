@@ -35,7 +35,7 @@ func main() {
 	levels := flag.String("levels", "1,10,50", "requests at once, one run per value")
 	contexts := flag.Int("contexts", render.DefaultMaxContexts, "the pool's browser contexts (asa serve --browser-contexts): requests beyond them wait")
 	perWorker := flag.Int("n", 4, "renders per worker at each level (level 1 makes 5 times as many)")
-	maxMB := flag.Int("max-chromium-mb", 6144, "fail when Chromium's peak RSS passes this many MiB")
+	maxMB := flag.Int("max-chromium-mb", 2048, "fail when Chromium's peak RSS passes this many MiB")
 	flag.Parse()
 	if err := run(*exe, *levels, *contexts, *perWorker, *maxMB); err != nil {
 		fmt.Fprintln(os.Stderr, "renderbench:", err)

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,7 +26,10 @@ var shared struct {
 	pool    *Pool
 	asa     *httptest.Server // stands in for asa's own port, which a page must not reach
 	asaHits atomic.Int64
-	skip    string
+	// stun is a UDP listener on loopback a page's WebRTC tries to reach; stunHits counts its packets.
+	stun     net.PacketConn
+	stunHits atomic.Int64
+	skip     string
 }
 
 // browserPath finds Chromium: $CHROMIUM, else Debian's.
@@ -61,6 +65,20 @@ func TestMain(m *testing.M) {
 			w.Write([]byte("secret"))
 		}))
 		defer shared.asa.Close()
+		if shared.stun, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer shared.stun.Close()
+		go func() {
+			buf := make([]byte, 1500)
+			for {
+				if _, _, err := shared.stun.ReadFrom(buf); err != nil {
+					return
+				}
+				shared.stunHits.Add(1)
+			}
+		}()
 		c, err := fetch.New(fetch.Options{Resolve: f.Resolve, RootCAs: f.CertPool()})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -147,6 +165,20 @@ fetch('file:///etc/passwd').then(r => r.text()).then(t => 'got ' + t, e => 'refu
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Disposition", `attachment; filename="report.bin"`)
 		w.Write(make([]byte, 1024))
+	})
+	// WebRTC gathering candidates against a STUN server on loopback: UDP the proxy never sees.
+	f.HandleFunc("shop.test", "/webrtc", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><html><body><p id="s">pending</p>
+<script>
+const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:%s'}]});
+pc.createDataChannel('x');
+pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') done('complete'); };
+const done = s => { if (document.getElementById('done')) return; document.getElementById('s').textContent = s;
+  const d = document.createElement('p'); d.id = 'done'; document.body.appendChild(d); };
+pc.createOffer().then(o => pc.setLocalDescription(o));
+setTimeout(() => done('timer'), 1500);
+</script></body></html>`, shared.stun.LocalAddr())
 	})
 	// A page whose load event never fires: its image never finishes.
 	f.HandleFunc("shop.test", "/never", html(`<!doctype html><html><body><p>loading</p><img src="/hang"></body></html>`))

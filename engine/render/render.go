@@ -308,6 +308,11 @@ func (p *Pool) flags() []chromedp.ExecAllocatorOption {
 		chromedp.NoSandbox, // we run as root; the renderer is still confined by the egress proxy
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
+		// WebRTC's UDP (STUN, ICE candidates) would go around the proxy: none that is not proxied.
+		// The force- switch alone did not stop STUN to loopback (TestRenderWebRTCStaysInside); the
+		// policy switch does.
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),

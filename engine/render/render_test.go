@@ -106,6 +106,19 @@ func TestRenderLocalAndDownloads(t *testing.T) {
 	}
 }
 
+// WebRTC cannot send UDP around the proxy (to a STUN server on loopback here).
+func TestRenderWebRTCStaysInside(t *testing.T) {
+	p := needBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := p.Render(ctx, Request{URL: "http://shop.test/webrtc", WaitFor: "#done"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := shared.stunHits.Load(); n != 0 {
+		t.Errorf("the page sent %d UDP packets to a loopback STUN server", n)
+	}
+}
+
 func TestRenderDeadline(t *testing.T) {
 	p := needBrowser(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
