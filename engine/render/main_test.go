@@ -180,6 +180,24 @@ pc.createOffer().then(o => pc.setLocalDescription(o));
 setTimeout(() => done('timer'), 1500);
 </script></body></html>`, shared.stun.LocalAddr())
 	})
+	// Over the caps: a script that downloads more than a page may receive, one that writes more DOM
+	// than a render returns.
+	f.HandleFunc("shop.test", "/big-download", html(`<!doctype html><html><body><p id="s">pending</p>
+<script>fetch('/big.bin').then(r => r.arrayBuffer()).then(b => 'got ' + b.byteLength, e => 'cut').then(s => {
+  document.getElementById('s').textContent = s; const d = document.createElement('p'); d.id = 'done'; document.body.appendChild(d); });
+</script></body></html>`))
+	f.HandleFunc("shop.test", "/big.bin", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		chunk := make([]byte, 1<<20)
+		for range (DefaultMaxTransferBytes >> 20) + 2 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	f.HandleFunc("shop.test", "/big-dom", html(`<!doctype html><html><body><script>
+document.body.appendChild(document.createElement('pre')).textContent = 'x'.repeat(11 * 1024 * 1024);
+</script></body></html>`))
 	// A page whose load event never fires: its image never finishes.
 	f.HandleFunc("shop.test", "/never", html(`<!doctype html><html><body><p>loading</p><img src="/hang"></body></html>`))
 	f.HandleFunc("shop.test", "/hang", func(w http.ResponseWriter, r *http.Request) {

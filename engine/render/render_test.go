@@ -119,6 +119,21 @@ func TestRenderWebRTCStaysInside(t *testing.T) {
 	}
 }
 
+func TestRenderCaps(t *testing.T) {
+	p := needBrowser(t)
+	for _, tc := range []struct{ url, waitFor string }{
+		{"http://shop.test/big-download", "#done"},
+		{"http://shop.test/big-dom", ""},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err := p.Render(ctx, Request{URL: tc.url, WaitFor: tc.waitFor})
+		cancel()
+		if e := errcode.As(err); e == nil || e.Code != errcode.TargetUnreachable || e.Detail != "too_large" {
+			t.Errorf("%s: %v, want target_unreachable too_large", tc.url, err)
+		}
+	}
+}
+
 func TestRenderDeadline(t *testing.T) {
 	p := needBrowser(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
