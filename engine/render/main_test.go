@@ -32,6 +32,12 @@ var shared struct {
 	skip     string
 }
 
+// The caps of the tests' pool: small, so that going over them is cheap.
+const (
+	testTransferCap = 4 << 20
+	testDOMCap      = 1 << 20
+)
+
 // browserPath finds Chromium: $CHROMIUM, else Debian's.
 func browserPath() string {
 	if p := os.Getenv("CHROMIUM"); p != "" {
@@ -86,7 +92,8 @@ func TestMain(m *testing.M) {
 		}
 		defer c.Close()
 		shared.client = c
-		p, err := New(Options{ExecPath: exe, MaxContexts: 6, SettleIdle: 300 * time.Millisecond}, c)
+		p, err := New(Options{ExecPath: exe, MaxContexts: 6, SettleIdle: 300 * time.Millisecond,
+			MaxTransferBytes: testTransferCap, MaxDOMBytes: testDOMCap}, c)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -189,14 +196,14 @@ setTimeout(() => done('timer'), 1500);
 	f.HandleFunc("shop.test", "/big.bin", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		chunk := make([]byte, 1<<20)
-		for range (DefaultMaxTransferBytes >> 20) + 2 {
+		for range (testTransferCap >> 20) + 2 {
 			if _, err := w.Write(chunk); err != nil {
 				return
 			}
 		}
 	})
 	f.HandleFunc("shop.test", "/big-dom", html(`<!doctype html><html><body><script>
-document.body.appendChild(document.createElement('pre')).textContent = 'x'.repeat(11 * 1024 * 1024);
+document.body.appendChild(document.createElement('pre')).textContent = 'x'.repeat(2 * 1024 * 1024);
 </script></body></html>`))
 	// A page whose load event never fires: its image never finishes.
 	f.HandleFunc("shop.test", "/never", html(`<!doctype html><html><body><p>loading</p><img src="/hang"></body></html>`))
