@@ -93,7 +93,7 @@ func TestMain(m *testing.M) {
 		defer c.Close()
 		shared.client = c
 		p, err := New(Options{ExecPath: exe, MaxContexts: 6, SettleIdle: 300 * time.Millisecond,
-			MaxTransferBytes: testTransferCap, MaxDOMBytes: testDOMCap}, c)
+			MaxTransferBytes: testTransferCap, MaxDOMBytes: testDOMCap, JSHeapMB: 64}, c)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -202,6 +202,9 @@ setTimeout(() => done('timer'), 1500);
 			}
 		}
 	})
+	f.HandleFunc("shop.test", "/big-heap", html(`<!doctype html><html><body><script>
+const keep = []; for (;;) keep.push(new Array(1 << 20).fill(keep.length));
+</script></body></html>`))
 	f.HandleFunc("shop.test", "/big-dom", html(`<!doctype html><html><body><script>
 document.body.appendChild(document.createElement('pre')).textContent = 'x'.repeat(2 * 1024 * 1024);
 </script></body></html>`))

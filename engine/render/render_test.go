@@ -124,6 +124,7 @@ func TestRenderCaps(t *testing.T) {
 	for _, tc := range []struct{ url, waitFor string }{
 		{"http://shop.test/big-download", "#done"},
 		{"http://shop.test/big-dom", ""},
+		{"http://shop.test/big-heap", ""},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		_, err := p.Render(ctx, Request{URL: tc.url, WaitFor: tc.waitFor})
