@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,7 +39,6 @@ type egress struct {
 	dialer Dialer
 	ctx    context.Context // the render's: carries the country, ends with the render
 	cancel context.CancelFunc
-	tr     *http.Transport
 	budget atomic.Int64 // bytes the targets may still send
 	over   atomic.Bool
 
@@ -62,24 +60,8 @@ func newEgress(ctx context.Context, d Dialer, budget int64) (*egress, error) {
 	ectx, cancel := context.WithCancel(ctx)
 	e := &egress{ln: ln, dialer: d, ctx: ectx, cancel: cancel, conns: map[net.Conn]struct{}{}, failures: map[string]string{}}
 	e.budget.Store(budget)
-	e.tr = &http.Transport{
-		Proxy:                  nil,
-		DialContext:            func(_ context.Context, _, addr string) (net.Conn, error) { return e.dial(addr) },
-		DisableCompression:     true, // the browser decodes; bytes are counted on the wire
-		MaxResponseHeaderBytes: 256 << 10,
-		ResponseHeaderTimeout:  0,
-		IdleConnTimeout:        30 * time.Second,
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite:   func(pr *httputil.ProxyRequest) { pr.Out.Host = pr.In.Host },
-		Transport: e.tr,
-		ErrorLog:  nil,
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			w.WriteHeader(http.StatusBadGateway)
-		},
-	}
 	e.srv = &http.Server{
-		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { e.serve(w, r, rp) }),
+		Handler:           http.HandlerFunc(e.serve),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ectx },
 		ErrorLog:          discardLog,
@@ -91,7 +73,7 @@ func newEgress(ctx context.Context, d Dialer, budget int64) (*egress, error) {
 // addr is the proxy's "127.0.0.1:port".
 func (e *egress) addr() string { return e.ln.Addr().String() }
 
-func (e *egress) serve(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) {
+func (e *egress) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
 		e.connect(w, r)
 		return
@@ -102,7 +84,7 @@ func (e *egress) serve(w http.ResponseWriter, r *http.Request, rp *httputil.Reve
 		http.Error(w, "not a proxy request", http.StatusBadRequest)
 		return
 	}
-	rp.ServeHTTP(w, r)
+	e.forward(w, r)
 }
 
 func (e *egress) connect(w http.ResponseWriter, r *http.Request) {
@@ -111,6 +93,53 @@ func (e *egress) connect(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 		return
 	}
+	e.relay(w, up, "HTTP/1.1 200 Connection established\r\n\r\n")
+}
+
+// hopHeaders are the headers of one hop, never forwarded (RFC 9110 7.6.1, and the proxy's own).
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authorization", "Proxy-Authenticate", "Te", "Trailer"}
+
+// forward sends one plain-HTTP request to its target over a guarded connection and relays the
+// answer: one request per connection (Connection: close), so the answer ends when the target closes,
+// and a websocket upgrade simply carries on over the same relay. No HTTP client of ours is involved:
+// the bytes go through as the browser and the target wrote them, counted against the budget.
+func (e *egress) forward(w http.ResponseWriter, r *http.Request) {
+	hostport := r.URL.Host
+	if r.URL.Port() == "" {
+		hostport = net.JoinHostPort(r.URL.Hostname(), "80")
+	}
+	up, err := e.dial(hostport)
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	upgrade := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+	out := r.Clone(e.ctx)
+	out.RequestURI = ""
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	if upgrade {
+		out.Header.Set("Connection", "Upgrade")
+	} else {
+		out.Header.Del("Upgrade")
+		out.Close = true
+	}
+	// The request (and its body) goes out before the browser's connection is taken over: after
+	// Hijack the body can no longer be read.
+	up.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	if err := out.Write(up); err != nil {
+		up.Close()
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	up.SetWriteDeadline(time.Time{})
+	e.relay(w, up, "")
+}
+
+// relay takes over the browser's connection and copies both ways between it and up until either
+// side ends; greeting is written to the browser first (CONNECT's answer).
+func (e *egress) relay(w http.ResponseWriter, up net.Conn, greeting string) {
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		up.Close()
@@ -130,8 +159,10 @@ func (e *egress) connect(w http.ResponseWriter, r *http.Request) {
 	defer e.untrack(down)
 	defer down.Close()
 	defer up.Close()
-	if _, err := io.WriteString(down, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-		return
+	if greeting != "" {
+		if _, err := io.WriteString(down, greeting); err != nil {
+			return
+		}
 	}
 	done := make(chan struct{}, 2)
 	go func() {
@@ -229,7 +260,6 @@ func (e *egress) close() {
 	for c := range conns {
 		c.Close()
 	}
-	e.tr.CloseIdleConnections()
 }
 
 // countedConn charges what a target sends against the render's budget; past it the connection is
