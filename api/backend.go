@@ -104,5 +104,5 @@ func storeErr(err error) error {
 
 func toStoreLog(l RequestLog) store.RequestLog {
 	return store.RequestLog{RequestID: l.RequestID, WorkspaceID: l.WorkspaceID, KeyID: l.KeyID, Endpoint: l.Endpoint,
-		Status: l.Status, ErrorCode: l.ErrorCode, Cost: l.Cost, Duration: l.Duration, At: l.At}
+		Status: l.Status, ErrorCode: l.ErrorCode, Cost: l.Cost, AddOnCredits: l.AddOnCredits, Duration: l.Duration, At: l.At}
 }

@@ -191,6 +191,8 @@ type endpointTotal struct {
 	Requests int
 	Errors   int
 	Credits  int
+	// AddOns is the part of Credits that paid for rendering and screenshots.
+	AddOns int
 }
 
 // chart is a server-rendered SVG bar chart of requests per day, errors stacked on top.
@@ -295,12 +297,14 @@ func (d *dashboard) usageFor(c echo.Context, v *viewer, key string, days int) (u
 		t.Requests += r.Requests
 		t.Errors += r.Errors
 		t.Credits += r.Credits
+		t.AddOns += r.AddOnCredits
 	}
 	for _, t := range byEndpoint {
 		out.Totals = append(out.Totals, *t)
 		out.Total.Requests += t.Requests
 		out.Total.Errors += t.Errors
 		out.Total.Credits += t.Credits
+		out.Total.AddOns += t.AddOns
 	}
 	sort.Slice(out.Totals, func(i, j int) bool {
 		if out.Totals[i].Credits != out.Totals[j].Credits {

@@ -347,6 +347,9 @@ func TestDashboardKeyFlow(t *testing.T) {
 	if !regexp.MustCompile(`data-endpoint="amazon.product"><td>amazon.product</td><td data-testid="requests">1<`).MatchString(usage.body) {
 		t.Fatalf("usage does not show the request:\n%s", usage.body)
 	}
+	if !strings.Contains(usage.body, `<td data-testid="addons">0</td>`) {
+		t.Errorf("usage lacks the add-on credits column:\n%s", usage.body)
+	}
 	if !strings.Contains(usage.body, `data-requests="1"`) {
 		t.Error("the chart has no bar for today's request")
 	}

@@ -20,7 +20,7 @@ import (
 // The PostgreSQL server of TestPostgres and the redis-server of the limit tests, if a test started
 // them, are stopped after the tests, before the check.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(pgtest.Wrap(api.RedisForTests.Wrap(m), migrated))
+	goleak.VerifyTestMain(closingShared{pgtest.Wrap(api.RedisForTests.Wrap(m), migrated)})
 }
 
 // migrated applies the migrations to the template every PostgreSQL test database is copied from.
@@ -30,4 +30,12 @@ func migrated(ctx context.Context, dsn string) error {
 		return err
 	}
 	return db.Close()
+}
+
+// closingShared stops what tests share across the package (the browser) before goleak looks.
+type closingShared struct{ m interface{ Run() int } }
+
+func (c closingShared) Run() int {
+	defer closeBrowserShared()
+	return c.m.Run()
 }

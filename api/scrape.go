@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"time"
 
@@ -18,7 +17,8 @@ import (
 	"asa/engine/fixture"
 )
 
-// ReservedParams are announced but not active: passing one gives 501 not_implemented.
+// ReservedParams are not active in batches: passing one in a batch item gives 501 not_implemented
+// (synchronous requests take them when the server has a browser: render.go).
 var ReservedParams = []string{"render_js", "screenshot"}
 
 // authenticate finds the key in the api_key parameter, the X-API-Key header or an
@@ -129,6 +129,10 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if qerr != nil {
 			return fail(qerr)
 		}
+		browser, berr := s.takeBrowserParams(q)
+		if berr != nil {
+			return fail(berr)
+		}
 		caseName, cerr := takeSandboxCase(q, p.Test)
 		if cerr != nil {
 			return fail(cerr)
@@ -141,8 +145,12 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if err != nil {
 			return fail(errcode.As(err))
 		}
+		if browser.Screenshot {
+			// A screenshot is of its moment and is not stored: max_age does not apply.
+			cr.on = false
+		}
 		if cr.on {
-			if cr.key, err = cacheKey(plan.ID, plan.Version, p.Test, caseName, params); err != nil {
+			if cr.key, err = cacheKey(plan.ID, plan.Version, p.Test, caseName, endpointCacheParams{params, browser.RenderJS, browser.WaitFor}); err != nil {
 				return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
 			}
 			hit, herr := s.cacheLookup(c, p, plan.ID, cr, start, &cost)
@@ -162,6 +170,12 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		}
 		if sbCase != "" {
 			c.Response().Header().Set(HeaderSandboxCase, sbCase)
+		}
+		var rf *renderingFetcher
+		if !p.Test && s.deps.Renderer != nil {
+			// the sandbox replays fixture pages as they are: nothing to render
+			rf = &renderingFetcher{live: fetcher, renderer: s.deps.Renderer, opts: browser}
+			fetcher = rf
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()
@@ -201,10 +215,13 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		if err != nil {
 			return fail(&errcode.Error{Code: errcode.InternalError, Cause: err})
 		}
+		addOn, shot := rf.addOns()
+		body = withScreenshot(body, shot)
 		if !p.Test {
-			cost = CostPerRequest * max(res.Units, 1)
+			cost = CostPerRequest*max(res.Units, 1) + addOn
 			ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: plan.ID, Credits: cost}
 			lg := s.requestLog(c, p, plan.ID, http.StatusOK, "", cost, start)
+			lg.AddOnCredits = addOn
 			if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
 				cost = 0
 				if errors.Is(err, ErrInsufficientCredits) {
@@ -243,23 +260,14 @@ func (s *Server) checkCredits(ctx context.Context, p Principal) *errcode.Error {
 	return nil
 }
 
-// endpointQuery returns the request's parameters without api_key, or 501 naming the reserved
-// parameters it passes.
+// endpointQuery returns the request's parameters without api_key (the browser parameters are taken
+// out by takeBrowserParams).
 func endpointQuery(c echo.Context) (url.Values, *errcode.Error) {
 	q := url.Values{}
-	var reserved []string
 	for k, v := range c.QueryParams() {
-		switch {
-		case k == "api_key":
-		case isReserved(k):
-			reserved = append(reserved, k)
-		default:
+		if k != "api_key" {
 			q[k] = v
 		}
-	}
-	if len(reserved) > 0 {
-		sort.Strings(reserved)
-		return nil, &errcode.Error{Code: errcode.NotImplemented, Message: "reserved parameters are not available yet", Params: reserved}
 	}
 	return q, nil
 }
@@ -367,4 +375,12 @@ func (s *Server) logRequest(c echo.Context, p Principal, endpoint string, status
 	if err := s.deps.Ledger.Log(context.WithoutCancel(c.Request().Context()), lg); err != nil {
 		s.log.WarnContext(c.Request().Context(), "logging request", "request_id", lg.RequestID, "err", err)
 	}
+}
+
+// endpointCacheParams decide a sitedef endpoint's answer, for the cache key: the validated
+// parameters and whether the pages were rendered (and what the rendering waited for).
+type endpointCacheParams struct {
+	Params   engine.Params
+	RenderJS bool   `json:",omitempty"`
+	WaitFor  string `json:",omitempty"`
 }

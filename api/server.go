@@ -70,8 +70,10 @@ type RequestLog struct {
 	Status      int
 	ErrorCode   string
 	Cost        int
-	Duration    time.Duration
-	At          time.Time
+	// AddOnCredits is the part of Cost that paid for add-ons (render_js, screenshot).
+	AddOnCredits int
+	Duration     time.Duration
+	At           time.Time
 }
 
 // Ledger keeps credits and usage.
@@ -163,9 +165,12 @@ type Deps struct {
 	// Live fetches real targets; Sandbox answers test keys from fixture pages.
 	Live    engine.Fetcher
 	Sandbox Sandbox
-	Auth    Authenticator
-	Ledger  Ledger
-	Log     *slog.Logger
+	// Renderer is the headless browser of render_js and screenshot (and sitedef steps with render:
+	// true); nil answers those parameters 501 and fetches render steps as they are.
+	Renderer Renderer
+	Auth     Authenticator
+	Ledger   Ledger
+	Log      *slog.Logger
 	// Now is the clock (tests inject one).
 	Now func() time.Time
 	// Docs are the Markdown pages (docs/*.md) served rendered at /docs/<name>.md, where docs_url

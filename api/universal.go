@@ -39,6 +39,10 @@ type universalRequest struct {
 	SandboxCase string
 	// Rules are the request's extract_rules, compiled (nil: none).
 	Rules *engine.RuleSet
+	// Browser are the browser parameters (render_js, screenshot, ...); PNG is parse=screenshot:
+	// the answer is the screenshot itself.
+	Browser browserOpts
+	PNG     bool
 }
 
 // universalOutcome is a universal request's answer: the JSON body and what the fetch reported.
@@ -49,6 +53,9 @@ type universalOutcome struct {
 	ResolvedURL  string
 	// Case is the sandbox case that answered, for Asa-Sandbox-Case.
 	Case string
+	// AddOn is the add-on credits of the browser; Screenshot the PNG taken.
+	AddOn      int
+	Screenshot []byte
 }
 
 // urlChecker is the parse-time URL guard of the live fetcher (fetch.Client.CheckURL).
@@ -103,6 +110,17 @@ func (s *Server) universalHandler(c echo.Context) error {
 	if qerr != nil {
 		return fail(qerr)
 	}
+	browser, berr := s.takeBrowserParams(q)
+	if berr != nil {
+		return fail(berr)
+	}
+	png, perr := s.takeScreenshotMode(q, p.Test)
+	if perr != nil {
+		return fail(perr)
+	}
+	if png {
+		browser.Screenshot = true
+	}
 	caseName, serr := takeSandboxCase(q, p.Test)
 	if serr != nil {
 		return fail(serr)
@@ -115,7 +133,11 @@ func (s *Server) universalHandler(c echo.Context) error {
 	if perr != nil {
 		return fail(perr)
 	}
-	req.SandboxCase = caseName
+	req.SandboxCase, req.Browser, req.PNG = caseName, browser, png
+	if browser.Screenshot || png {
+		// A screenshot is of its moment and is not stored: max_age does not apply.
+		cr.on = false
+	}
 	if cr.on {
 		var err error
 		if cr.key, err = cacheKey(id, UniversalExtractorVersion, p.Test, caseName, req.cacheParams()); err != nil {
@@ -151,9 +173,10 @@ func (s *Server) universalHandler(c echo.Context) error {
 		return fail(rerr)
 	}
 	if !p.Test {
-		cost = CostPerRequest
+		cost = CostPerRequest + out.AddOn
 		ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: id, Credits: cost}
 		lg := s.requestLog(c, p, id, http.StatusOK, "", cost, start)
+		lg.AddOnCredits = out.AddOn
 		if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
 			cost = 0
 			if errors.Is(err, ErrInsufficientCredits) {
@@ -169,17 +192,39 @@ func (s *Server) universalHandler(c echo.Context) error {
 		s.cacheStore(c, p, id, cr, runStart, cacheMeta{Version: UniversalExtractorVersion, SourceStatus: out.SourceStatus, ResolvedURL: out.ResolvedURL, Case: out.Case}, out.Body)
 	}
 	c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
-	return c.JSONBlob(http.StatusOK, out.Body)
+	if req.PNG {
+		return c.Blob(http.StatusOK, "image/png", out.Screenshot)
+	}
+	return c.JSONBlob(http.StatusOK, withScreenshot(out.Body, out.Screenshot))
+}
+
+// takeScreenshotMode takes parse=screenshot out of q (the answer is the PNG itself): it needs the
+// browser (501 naming parse without one) and a live key (the sandbox renders nothing).
+func (s *Server) takeScreenshotMode(q url.Values, test bool) (bool, *errcode.Error) {
+	if len(q["parse"]) != 1 || strings.ToLower(strings.TrimSpace(q.Get("parse"))) != "screenshot" {
+		return false, nil
+	}
+	if s.deps.Renderer == nil {
+		return false, &errcode.Error{Code: errcode.NotImplemented, Params: []string{"parse"},
+			Message: "parse=screenshot needs a browser, and this server has none (the operator starts asa serve with --browser)"}
+	}
+	if test {
+		return false, &errcode.Error{Code: errcode.InvalidParams, Params: []string{"parse"},
+			Message: "parse=screenshot takes a live key: the sandbox answers from saved pages and renders nothing"}
+	}
+	q.Set("parse", string(universal.HTML))
+	return true, nil
 }
 
 // cacheParams are the parameters that decide a universal answer, for the cache key: the URL as
-// checked, the mode, the country and the hash of the rules.
+// checked, the mode, the country, the hash of the rules, and whether the page was rendered (and
+// what it waited for).
 func (r universalRequest) cacheParams() any {
 	rules := ""
 	if r.Rules != nil {
 		rules = r.Rules.Hash
 	}
-	return [4]string{r.URL, string(r.Mode), r.Country, rules}
+	return [6]string{r.URL, string(r.Mode), r.Country, rules, strconv.FormatBool(r.Browser.RenderJS), r.Browser.WaitFor}
 }
 
 // checkUniversal validates the parameters of a universal request (api_key and the reserved ones
@@ -289,7 +334,12 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 	if fetcher == nil {
 		return out, errcode.New(errcode.TargetUnreachable, "no fetcher is configured for live keys")
 	}
-	resp, err := fetcher.Fetch(ctx, &engine.Request{Step: "page", Page: 1, Method: http.MethodGet, URL: target})
+	var rf *renderingFetcher
+	if !test && s.deps.Renderer != nil && req.Browser.any() {
+		rf = &renderingFetcher{live: fetcher, renderer: s.deps.Renderer, opts: req.Browser}
+		fetcher = rf
+	}
+	resp, err := fetcher.Fetch(ctx, &engine.Request{Step: "page", Page: 1, Method: http.MethodGet, URL: target, Parse: "html"})
 	if resp != nil {
 		out.Attempts = resp.Attempts
 	}
@@ -349,6 +399,7 @@ func (s *Server) runUniversal(ctx context.Context, req universalRequest, test bo
 		return out, &errcode.Error{Code: errcode.InternalError, Cause: err}
 	}
 	out.Body = body
+	out.AddOn, out.Screenshot = rf.addOns()
 	return out, nil
 }
 

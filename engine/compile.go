@@ -369,7 +369,7 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	if d.Paginate != nil {
 		c.compilePaginate(p, d.Paginate)
 	}
-	for _, x := range []string{"api_key", "render_js", "screenshot"} {
+	for _, x := range []string{"api_key", "render_js", "screenshot", "full_page", "wait_for"} {
 		if p.paramIdx[x] != nil {
 			c.errAt(d.Params.Vals[x], "parameter %q is reserved by the API", x)
 		}
@@ -541,6 +541,16 @@ func (c *compiler) compileStep(s *sitedef.Step, idx int, sources []*source) *ste
 		}
 	}
 	st.body = c.template(&s.Request.Body, "body")
+	st.render, st.waitFor = s.Render, strings.TrimSpace(s.WaitFor)
+	if s.Render && (st.method != "GET" || st.parse != "html") {
+		c.errAt(&s.Render, "render: true needs a GET step parsed as html (the browser navigates to the page)")
+	}
+	if st.waitFor != "" && !s.Render {
+		c.errAt(&s.WaitFor, "wait_for is for a step with render: true")
+	}
+	if len(st.waitFor) > MaxWaitFor {
+		c.errAt(&s.WaitFor, "wait_for is longer than %d bytes", MaxWaitFor)
+	}
 	for _, code := range s.ExpectStatus {
 		if code < 100 || code > 599 {
 			c.errAt(&s.ExpectStatus, "expect_status %d is not an HTTP status", code)

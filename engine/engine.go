@@ -30,7 +30,17 @@ type Request struct {
 	Header  http.Header
 	Body    []byte
 	Timeout time.Duration
+	// Parse is how the step reads the response (html, json, xml, text): a fetcher that can render
+	// pages renders only html steps.
+	Parse string
+	// Render is set when the sitedef step needs the page rendered (render: true), WaitFor its CSS
+	// selector. A fetcher without a browser ignores both.
+	Render  bool
+	WaitFor string
 }
+
+// MaxWaitFor bounds a wait_for CSS selector (sitedef step field and request parameter).
+const MaxWaitFor = 512
 
 // Response is what a Fetcher got back.
 type Response struct {

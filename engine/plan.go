@@ -70,6 +70,8 @@ type step struct {
 	json    any // with *template leaves
 	body    *template
 	parse   string
+	render  bool   // the site needs the page rendered (sitedef render: true)
+	waitFor string // CSS selector ending a rendered step's wait
 	expect  []int
 	vars    []*namedSel
 	sources []*source // decoded from this step

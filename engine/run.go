@@ -466,7 +466,8 @@ func (r *run) request(st *step) (*Request, error) {
 		}
 		pu.RawQuery = q.Encode()
 	}
-	req := &Request{Step: st.id, Page: r.pageIdx, Method: st.method, URL: pu.String(), Header: http.Header{}, Timeout: r.plan.timeout}
+	req := &Request{Step: st.id, Page: r.pageIdx, Method: st.method, URL: pu.String(), Header: http.Header{}, Timeout: r.plan.timeout,
+		Parse: st.parse, Render: st.render, WaitFor: st.waitFor}
 	for _, kvs := range [][]kvTemplate{r.plan.siteHeaders, st.headers} {
 		for _, kv := range kvs {
 			if kv.val == nil {

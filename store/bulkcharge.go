@@ -133,7 +133,7 @@ func (db *DB) bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, er
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, logInsert+rowMarks(len(logs)/9, 9)+logKeepFirst, logs...)
+	_, err := tx.ExecContext(ctx, logInsert+rowMarks(len(logs)/logCols, logCols)+logKeepFirst, logs...)
 	return err
 }
 

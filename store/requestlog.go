@@ -260,11 +260,11 @@ func writeLogs(ctx context.Context, tx *sql.Tx, batch *pendingLog, refused func(
 	}
 	for rows := batch.rows; len(rows) > 0; {
 		n := min(step, len(rows))
-		args := make([]any, 0, 9*n)
+		args := make([]any, 0, logCols*n)
 		for _, l := range rows[:n] {
 			args = append(args, logArgs(l)...)
 		}
-		if err := one(logInsert+rowMarks(n, 9)+logKeepFirst, args...); err != nil {
+		if err := one(logInsert+rowMarks(n, logCols)+logKeepFirst, args...); err != nil {
 			return err
 		}
 		rows = rows[n:]

@@ -416,9 +416,14 @@ func TestUsageReport(t *testing.T) {
 	d1 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	d2 := d1.Add(24 * time.Hour)
 
-	charge := func(id string, key KeyRecord, endpoint string, at time.Time) {
+	charge := func(id string, key KeyRecord, endpoint string, at time.Time, addOn ...int) {
 		c := Charge{ID: id, WorkspaceID: ws.ID, KeyID: key.ID, Endpoint: endpoint, Credits: 5, At: at}
-		if err := db.Charge(ctx, c, okLog("")); err != nil {
+		l := okLog("")
+		if len(addOn) > 0 {
+			c.Credits += addOn[0]
+			l.AddOnCredits = addOn[0]
+		}
+		if err := db.Charge(ctx, c, l); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -433,6 +438,7 @@ func TestUsageReport(t *testing.T) {
 	charge("3", k2, "amazon.product", d1)
 	fail("4", k1, "amazon.product", d1, 502)
 	charge("5", k1, "google.search", d2)
+	charge("5r", k1, "google.search", d2, 20) // rendered, with a screenshot
 	fail("6", k2, "google.search", d2, 429)
 
 	all, err := db.Usage(ctx, UsageQuery{WorkspaceID: ws.ID})
@@ -441,8 +447,8 @@ func TestUsageReport(t *testing.T) {
 	}
 	day1, day2 := d1.Truncate(24*time.Hour), d2.Truncate(24*time.Hour)
 	want := []UsageRow{
-		{day1, "amazon.product", 4, 15, 1},
-		{day2, "google.search", 2, 5, 1},
+		{day1, "amazon.product", 4, 15, 1, 0},
+		{day2, "google.search", 3, 30, 1, 20},
 	}
 	if fmt.Sprint(all) != fmt.Sprint(want) {
 		t.Fatalf("Usage = %v\nwant    %v", all, want)
@@ -451,7 +457,7 @@ func TestUsageReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []UsageRow{{day2, "google.search", 1, 5, 0}}; fmt.Sprint(byKey) != fmt.Sprint(want) {
+	if want := []UsageRow{{day2, "google.search", 2, 30, 0, 20}}; fmt.Sprint(byKey) != fmt.Sprint(want) {
 		t.Fatalf("Usage(k1, since day 2) = %v, want %v", byKey, want)
 	}
 	if _, err := db.Usage(ctx, UsageQuery{WorkspaceID: ws.ID, KeyShort: "unknownshort"}); !errors.Is(err, ErrNotFound) {
@@ -470,7 +476,7 @@ func TestUsageReport(t *testing.T) {
 	if n := db.DroppedLogRows(); n != 1 {
 		t.Fatalf("%d log rows dropped, want 1", n)
 	}
-	if rows, _ := db.Usage(ctx, UsageQuery{WorkspaceID: ws.ID, Since: day2}); fmt.Sprint(rows) != fmt.Sprint([]UsageRow{{day2, "google.search", 3, 5, 2}}) {
+	if rows, _ := db.Usage(ctx, UsageQuery{WorkspaceID: ws.ID, Since: day2}); fmt.Sprint(rows) != fmt.Sprint([]UsageRow{{day2, "google.search", 4, 30, 2, 20}}) {
 		t.Fatalf("the row written with the refused one: %v", rows)
 	}
 }

@@ -30,8 +30,10 @@ type RequestLog struct {
 	Status      int    // our HTTP status
 	ErrorCode   string // "" on success
 	Cost        int
-	Duration    time.Duration
-	At          time.Time // zero means now
+	// AddOnCredits is the part of Cost that paid for add-ons (render_js, screenshot).
+	AddOnCredits int
+	Duration     time.Duration
+	At           time.Time // zero means now
 }
 
 // Charge bills c and logs the request in one transaction. The workspace's allowance for the
@@ -95,9 +97,11 @@ const (
 	chargeSQLMonth = `INSERT INTO credit_months (workspace_id, month, credits) VALUES (?, ?, ?)
 	 ON CONFLICT (workspace_id, month) DO UPDATE SET credits = credit_months.credits + excluded.credits`
 	chargeSQLReplay = `SELECT 1 FROM usage WHERE charge_id = ?`
-	logInsert       = `INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, duration_ms, created_at) VALUES `
+	logInsert       = `INSERT INTO request_log (request_id, workspace_id, key_id, endpoint, status, error_code, cost, addon_credits, duration_ms, created_at) VALUES `
 	logKeepFirst    = ` ON CONFLICT (request_id) DO NOTHING`
-	logSQL          = logInsert + `(?, ?, ?, ?, ?, ?, ?, ?, ?)` + logKeepFirst
+	logSQL          = logInsert + `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)` + logKeepFirst
+	// logCols is the number of values of one request_log row.
+	logCols = 10
 )
 
 // chargeTx is Charge inside tx (c and log already completed by Charge's rules, at the charge time).
@@ -163,7 +167,7 @@ func insertLog(ctx context.Context, q execer, l RequestLog) error {
 }
 
 func logArgs(l RequestLog) []any {
-	return []any{l.RequestID, l.WorkspaceID, l.KeyID, l.Endpoint, l.Status, l.ErrorCode, l.Cost, l.Duration.Milliseconds(), ms(orNow(l.At))}
+	return []any{l.RequestID, l.WorkspaceID, l.KeyID, l.Endpoint, l.Status, l.ErrorCode, l.Cost, min(max(l.AddOnCredits, 0), l.Cost), l.Duration.Milliseconds(), ms(orNow(l.At))}
 }
 
 const creditsUsedSQL = `SELECT credits FROM credit_months WHERE workspace_id = ? AND month = ?`
@@ -195,6 +199,8 @@ type UsageRow struct {
 	Requests int // every logged request, billed or not
 	Credits  int
 	Errors   int // requests answered with a non-2xx status
+	// AddOnCredits is the part of Credits that paid for add-ons (render_js, screenshot).
+	AddOnCredits int
 }
 
 const day = 24 * time.Hour
@@ -238,13 +244,14 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
 		refusalArgs = append(slices.Clone(refusalArgs), q.Endpoint)
 	}
 	const minutesPerDay = 24 * 60
-	query := `SELECT day, endpoint, SUM(requests), SUM(credits), SUM(errors) FROM (
+	query := `SELECT day, endpoint, SUM(requests), SUM(credits), SUM(errors), SUM(addons) FROM (
 	            SELECT created_at / ? AS day, endpoint, COUNT(*) AS requests, COALESCE(SUM(cost), 0) AS credits,
-	                   COALESCE(SUM(CASE WHEN status < 200 OR status > 299 THEN 1 ELSE 0 END), 0) AS errors
+	                   COALESCE(SUM(CASE WHEN status < 200 OR status > 299 THEN 1 ELSE 0 END), 0) AS errors,
+	                   COALESCE(SUM(addon_credits), 0) AS addons
 	            FROM request_log WHERE workspace_id = ? AND created_at >= ?` + logFilter + `
 	            GROUP BY day, endpoint
 	          UNION ALL
-	            SELECT minute / ? AS day, endpoint, SUM(count), 0, SUM(count)
+	            SELECT minute / ? AS day, endpoint, SUM(count), 0, SUM(count), 0
 	            FROM refusals WHERE workspace_id = ? AND minute >= ?` + refusalFilter + `
 	            GROUP BY day, endpoint) AS t
 	          GROUP BY day, endpoint ORDER BY day, endpoint`
@@ -260,7 +267,7 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, error) {
 	for rows.Next() {
 		var r UsageRow
 		var d int64
-		if err := rows.Scan(&d, &r.Endpoint, &r.Requests, &r.Credits, &r.Errors); err != nil {
+		if err := rows.Scan(&d, &r.Endpoint, &r.Requests, &r.Credits, &r.Errors, &r.AddOnCredits); err != nil {
 			return nil, fmt.Errorf("reporting usage: %w", err)
 		}
 		r.Day = fromMS(d * day.Milliseconds())

@@ -314,11 +314,7 @@ func (g *gen) endpointOperation(id string) obj {
 		params = append(params, sc)
 	}
 	params = append(params, maxAgeParam())
-	for _, r := range []string{"render_js", "screenshot"} {
-		params = append(params, obj{{"name", r}, {"in", "query"},
-			{"description", "Reserved: announced but not active. Passing it gives 501 not_implemented naming it."},
-			{"schema", obj{{"type", "boolean"}}}})
-	}
+	params = append(params, browserParams()...)
 	desc := ep.Description
 	if ep.Paginate != nil {
 		desc = appendPara(desc, fmt.Sprintf("Paginated: `pages` consecutive pages are fetched and their `%s` concatenated; each page costs %d credits.", ep.Paginate.Items, g.opt.CostPerRequest))
@@ -752,7 +748,8 @@ func (g *gen) universalOperation() obj {
 			{"Asa-Source-Status", hdr("Asa-Source-Status")}, {"Asa-Attempts", hdr("Asa-Attempts")}, {"Asa-Concurrency", hdr("Asa-Concurrency")},
 			{"Asa-Rps", hdr("Asa-Rps")}, {"RateLimit-Policy", hdr("RateLimit-Policy")}, {"RateLimit", hdr("RateLimit")}, {"Asa-Sandbox-Case", hdr("Asa-Sandbox-Case")},
 			{"Asa-Cache", hdr("Asa-Cache")}, {"Asa-Fetched-At", hdr("Asa-Fetched-At")}}},
-		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}}}},
+		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}},
+			{"image/png", obj{{"schema", obj{{"type", "string"}, {"contentMediaType", "image/png"}}}}}}},
 	}}}
 	g.addErrors(&responses, errcode.InvalidParams)
 	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
@@ -765,8 +762,8 @@ func (g *gen) universalOperation() obj {
 	g.addErrors(&responses, errcode.TargetUnreachable, errcode.ExtractionFailed)
 	params := []any{
 		q("url", "The page to fetch, URL-encoded when it contains &, ? or spaces.", true, obj{{"type", "string"}, {"format", "uri"}}, "https://example.com/"),
-		q("parse", "What to return: auto (and its alias json) extracts title, main text, links, metadata and schema.org entities (a JSON document comes back as data); html returns the page; text its main text; markdown its main content as Markdown.", false,
-			obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown"}}, {"default", "auto"}}, nil),
+		q("parse", "What to return: auto (and its alias json) extracts title, main text, links, metadata and schema.org entities (a JSON document comes back as data); html returns the page; text its main text; markdown its main content as Markdown; screenshot the rendered page as a PNG (image/png; needs a server with a browser, else 501 not_implemented, and a live key; +10 credits for the rendering and +10 for the screenshot).", false,
+			obj{{"type", "string"}, {"enum", []any{"auto", "json", "html", "text", "markdown", "screenshot"}}, {"default", "auto"}}, nil),
 		q("country", "Two-letter country code of a configured egress; the service chooses when absent.", false,
 			obj{{"type", "string"}, {"pattern", "^[A-Za-z]{2}$"}}, nil),
 		q("extract_rules", "Your own fields, as a JSON object in sitedef syntax (URL-encoded): each field an XPath string, or an object with xpath, expr, regex or const, type, transform, post, default, required, select (fallbacks) and fields (objects and list<object>). "+
@@ -778,9 +775,7 @@ func (g *gen) universalOperation() obj {
 	if sc := g.sandboxCaseParam(universalEndpoint); sc != nil {
 		params = append(params, sc)
 	}
-	params = append(params,
-		q("render_js", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil),
-		q("screenshot", "Reserved: 501 not_implemented.", false, obj{{"type", "boolean"}}, nil))
+	params = append(params, browserParams()...)
 	return obj{
 		{"tags", []any{"universal"}},
 		{"summary", "Fetch any public URL as extracted JSON, HTML or text."},
@@ -789,6 +784,24 @@ func (g *gen) universalOperation() obj {
 		{"parameters", params},
 		{"responses", responses},
 		{"x-asa-endpoint", "universal.get"},
+	}
+}
+
+// browserParams are the rendering parameters of every scrape endpoint (docs/api.md#rendering-and-screenshots).
+func browserParams() []any {
+	p := func(name, desc string, schema obj) any {
+		return obj{{"name", name}, {"in", "query"}, {"description", desc}, {"schema", schema}}
+	}
+	const where = " Served where the server runs a headless browser (asa serve --browser); elsewhere 501 not_implemented naming it."
+	return []any{
+		p("render_js", "Load the page in a headless browser and extract from the DOM its scripts produced: +10 credits per page rendered, on success only. The browser's every connection goes through the same SSRF guard and proxies as a plain fetch."+where,
+			obj{{"type", "boolean"}, {"default", false}}),
+		p("screenshot", "Add a PNG of the rendered page, base64 under the key screenshot (implies rendering): +10 credits on top of the rendering's 10."+where,
+			obj{{"type", "boolean"}, {"default", false}}),
+		p("full_page", "With screenshot=true: the whole page (at most 16,384 px tall) rather than the 1280x800 viewport."+where,
+			obj{{"type", "boolean"}, {"default", false}}),
+		p("wait_for", "With rendering: a CSS selector; the page is read as soon as it matches instead of when its network is idle. A selector the browser rejects is 400 invalid_params."+where,
+			obj{{"type", "string"}, {"maxLength", 512}}),
 	}
 }
 

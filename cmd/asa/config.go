@@ -62,6 +62,11 @@ type serveConfig struct {
 	// up). Unset (negative), it is DefaultAuthCacheTTL with Redis, which tells every node of a
 	// revocation at once, and 0 without.
 	AuthCacheTTL time.Duration `yaml:"auth_cache_ttl"`
+	// Browser is the Chromium binary that turns on render_js and screenshot ("": off, 501);
+	// BrowserContexts bounds the pages rendered at once, BrowserTimeout one render.
+	Browser         string        `yaml:"browser"`
+	BrowserContexts int           `yaml:"browser_contexts"`
+	BrowserTimeout  time.Duration `yaml:"browser_timeout"`
 }
 
 // DefaultAuthCacheTTL is the auth cache's lifetime with --redis: the bound on how long a revocation
@@ -101,6 +106,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_BATCH_LEASE", "batch_lease"}, {"ASA_DB_POOL_SIZE", "db_pool_size"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
 	{"ASA_REDIS", "redis"}, {"ASA_REDIS_FAIL", "redis_fail"}, {"ASA_AUTH_CACHE_TTL", "auth_cache_ttl"},
+	{"ASA_BROWSER", "browser"}, {"ASA_BROWSER_CONTEXTS", "browser_contexts"}, {"ASA_BROWSER_TIMEOUT", "browser_timeout"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -129,6 +135,9 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	redisURL := fl.String("redis", "", "redis://HOST:PORT/DB shared by every node for the per-key rate limits (env ASA_REDIS; default: this node's memory)")
 	redisFail := fl.String("redis-fail", "", "while Redis is unreachable: closed (503 service_unavailable) or open (each node enforces the limits alone) (env ASA_REDIS_FAIL; default closed)")
 	authTTL := fl.Duration("auth-cache-ttl", 0, "keep authenticated keys in memory this long, at most 10s; 0 looks every request's key up (env ASA_AUTH_CACHE_TTL; default 5s with --redis, else 0)")
+	browserPath := fl.String("browser", "", "Chromium binary (Debian: /usr/bin/chromium) that turns on render_js and screenshot (env ASA_BROWSER; default off: they answer 501)")
+	browserContexts := fl.Int("browser-contexts", 0, "pages rendered at once; more wait for a free one (env ASA_BROWSER_CONTEXTS; default 8)")
+	browserTimeout := fl.Duration("browser-timeout", 0, "deadline of one rendered page, within the request's (env ASA_BROWSER_TIMEOUT; default 30s)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -241,6 +250,18 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	default:
 		return cfg, fmt.Errorf("redis fail %q: open or closed", cfg.RedisFail)
 	}
+	if *browserPath != "" {
+		cfg.Browser = *browserPath
+	}
+	if *browserContexts != 0 {
+		cfg.BrowserContexts = *browserContexts
+	}
+	if *browserTimeout != 0 {
+		cfg.BrowserTimeout = *browserTimeout
+	}
+	if cfg.BrowserContexts < 0 || cfg.BrowserTimeout < 0 {
+		return cfg, fmt.Errorf("browser contexts %d and timeout %v: want positive values", cfg.BrowserContexts, cfg.BrowserTimeout)
+	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
 	}
@@ -300,6 +321,20 @@ func setKey(cfg *serveConfig, key, v string) error {
 		cfg.Redis = v
 	case "redis_fail":
 		cfg.RedisFail = v
+	case "browser":
+		cfg.Browser = v
+	case "browser_contexts":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		cfg.BrowserContexts = n
+	case "browser_timeout":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		cfg.BrowserTimeout = d
 	case "batch_concurrency", "db_pool_size":
 		n, err := strconv.Atoi(v)
 		if err != nil {

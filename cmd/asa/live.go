@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
 
 	"asa/engine"
 	"asa/engine/fetch"
+	"asa/engine/render"
 )
 
 // newLiveFetcher builds the outbound client for live keys from the configuration.
@@ -38,3 +40,24 @@ func newLiveFetcher(cfg serveConfig, log *slog.Logger) (*fetch.Client, error) {
 }
 
 var _ engine.Fetcher = (*fetch.Client)(nil)
+
+// newRenderer starts the browser pool of render_js and screenshot when --browser is given (nil
+// otherwise). It renders through live's egress: the same guard, proxies and farm.
+func newRenderer(ctx context.Context, cfg serveConfig, live *fetch.Client, log *slog.Logger) (*render.Pool, error) {
+	if cfg.Browser == "" {
+		return nil, nil
+	}
+	p, err := render.New(render.Options{ExecPath: cfg.Browser, MaxContexts: cfg.BrowserContexts, Timeout: cfg.BrowserTimeout,
+		// the farm's certificates come from its own test CA, which Chromium does not know
+		IgnoreCertErrors: cfg.FarmAddr != "", Logger: log}, live)
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, render.DefaultStartTimeout)
+	defer cancel()
+	if err := p.Start(sctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("starting %s: %w", cfg.Browser, err)
+	}
+	return p, nil
+}

@@ -170,6 +170,20 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 		return nil, false
 	}
 	svc.closers = append(svc.closers, live.Close)
+	var rdr api.Renderer
+	if web {
+		// asa mcp's tools take no browser parameter, so only a listening server starts one.
+		renderer, err := newRenderer(ctx, cfg, live, log)
+		if err != nil {
+			log.Error("starting the browser", "browser", cfg.Browser, "err", err)
+			return nil, false
+		}
+		if renderer != nil {
+			svc.closers = append(svc.closers, func() { renderer.Close() })
+			rdr = renderer
+			log.Info("browser on: render_js and screenshot are served", "browser", cfg.Browser, "pid", renderer.BrowserPID())
+		}
+	}
 	webhooks, err := newWebhookClient(cfg, log)
 	if err != nil {
 		log.Error("configuring webhook delivery", "err", err)
@@ -197,7 +211,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 		svc.closers = append(svc.closers, func() { bus.Close() })
 		revocations = bus
 	}
-	deps := api.Deps{Registry: reg, Live: live, Sandbox: sandbox, Auth: auth, Ledger: backend, Log: log,
+	deps := api.Deps{Registry: reg, Live: live, Renderer: rdr, Sandbox: sandbox, Auth: auth, Ledger: backend, Log: log,
 		Docs:      docs.FS,
 		Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
 		Health:  api.HealthConfig{Store: db},

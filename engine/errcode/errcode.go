@@ -57,7 +57,7 @@ var catalogue = map[Code]Info{
 	Conflict:            {409, false, false, "The request conflicts with an earlier one (an idempotency key reused with another body)."},
 	UnsupportedMedia:    {415, false, false, "The request body must be sent with Content-Type: application/json."},
 	RateLimited:         {429, true, false, "The key's concurrency or request-rate ceiling is exceeded; retry after Retry-After seconds."},
-	NotImplemented:      {501, false, false, "A reserved parameter was passed."},
+	NotImplemented:      {501, false, false, "A parameter this server does not serve was passed (render_js, screenshot, full_page, wait_for without a browser)."},
 	TargetUnreachable:   {502, true, true, "The target could not be reached, timed out, or blocked every internal attempt."},
 	ExtractionFailed:    {502, false, true, "The target page could not be parsed into the endpoint's required fields."},
 	IDMismatch:          {502, false, true, "The requested item redirected to a different item."},

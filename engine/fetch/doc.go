@@ -34,7 +34,10 @@
 //
 // Connections are pooled per egress (direct, or one transport per proxy), HTTP/2 where the target
 // offers it, at most Options.MaxConnsPerHost per host. Webhooks use Client.Post (no redirects, no
-// keep-alive, a 64 KiB body read, 15 s); other callers use Client.Do with Limits. A farm run by
+// keep-alive, a 64 KiB body read, 15 s); other callers use Client.Do with Limits. The headless
+// browser (engine/render) gets bare TCP connections from Client.DialTarget: the same parse-time rules
+// of user URLs, resolution checks, dial-time guard and country proxies, no HTTP layer (the browser
+// speaks it end to end). A farm run by
 // `asa farm` is reached with Options{Resolve: StaticResolve(addr), RootCAs: CertPoolFromFile(ca)}.
 //
 // Appendix A of the reliability study is TestSSRFAppendixA: every input is refused at parse time

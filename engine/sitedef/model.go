@@ -94,6 +94,8 @@ type Step struct {
 	Parse        string        `yaml:"parse" doc:"How to parse the response (default html)." enum:"html,json,xml,text"`
 	ExpectStatus []int         `yaml:"expect_status" doc:"Statuses that count as success (default 200-299)."`
 	Vars         Map[Selector] `yaml:"vars" doc:"Values extracted for later steps, read as vars.<name>."`
+	Render       bool          `yaml:"render" doc:"The page needs its scripts run: fetched in the headless browser (where the server has one, --browser) and parsed as the rendered DOM, as with render_js=true, which costs the add-on. GET and parse html only. Without a browser the step is fetched as it is."`
+	WaitFor      string        `yaml:"wait_for" doc:"CSS selector of a rendered step: the page is read as soon as it matches instead of when the network is idle (the request's wait_for parameter overrides it)."`
 }
 
 // Request is a templated HTTP request.
