@@ -52,14 +52,14 @@ def value(ctx, xp, all_):
 def fields(ctx, fs, out):
     for f in fs:
         if f["kind"] == "value":
-            for xp in f["xpaths"]:
+            for xp in f.get("xpaths") or []:
                 v = value(ctx, xp, f["all"])
                 if v:
                     out.append(v)
                     break
             continue
         nodes = [ctx]
-        for xp in f["xpaths"]:
+        for xp in f.get("xpaths") or []:
             nodes = xpath(ctx, xp)
             if nodes:
                 break
