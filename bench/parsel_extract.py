@@ -74,7 +74,7 @@ def run_once(p):
     sel = Selector(text=p["body"].decode("utf-8", "replace"), type="html")
     parsed = time.perf_counter()
     out = []
-    for xp in p["checks"]:
+    for xp in p["checks"] or []:
         if xpath(sel, xp):
             out.append(True)
     fields(sel, p["fields"], out)
