@@ -50,7 +50,7 @@ def value(ctx, xp, all_):
 
 
 def fields(ctx, fs, out):
-    for f in fs:
+    for f in fs or []:
         if f["kind"] == "value":
             for xp in f.get("xpaths") or []:
                 v = value(ctx, xp, f["all"])

@@ -118,6 +118,12 @@ func run(corpus, sitedefs, fixtures, python, script string, minSize int64, round
 			return err
 		}
 		checks, fields := p.plan.XPathWork()
+		if checks == nil {
+			checks = []string{}
+		}
+		if fields == nil {
+			fields = []engine.XPathField{}
+		}
 		p.xpaths = len(checks) + countXPaths(fields)
 		var ok struct{ OK bool }
 		if err := call(map[string]any{"op": "load", "id": i, "page": f, "checks": checks, "fields": fields}, &ok); err != nil || !ok.OK {
