@@ -5,7 +5,7 @@ CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
+.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench bench-compare eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
 
 all: build
 
@@ -57,6 +57,16 @@ generate-check:
 ## bench: extraction against parse-only on the largest corpus pages (ms per page, allocations, x-parse ratio)
 bench:
 	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./fixtures/ ./engine/dom/ ./engine/funcs/
+
+PYTHON_PARSEL ?= /usr/bin/python3
+## bench-compare: asa against Python parsel/lxml (Debian's python3-parsel, installed with apt-get when missing) on
+## every endpoint's largest corpus page of 200 KB or more, with the endpoint's own XPaths, interleaved rounds, medians
+## (flags: go run ./cmd/benchcompare -h). Not part of make test.
+bench-compare:
+	@$(PYTHON_PARSEL) -c 'import parsel' 2>/dev/null || { \
+		echo "installing python3-parsel"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y python3-parsel; else sudo apt-get update -qq && sudo apt-get install -y python3-parsel; fi; }
+	$(GO) run ./cmd/benchcompare -corpus $(CORPUS) -python $(PYTHON_PARSEL)
 
 ## eval-universal: the universal extractor on its development set (fixtures/evaluniversal/devset.yaml and the
 ## corpus pages it names, Zyte's product pages, Readability's test pages), per candidate main-text extractor:

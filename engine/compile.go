@@ -15,6 +15,7 @@ import (
 	"asa/engine/diag"
 	"asa/engine/errcode"
 	"asa/engine/sitedef"
+	"asa/engine/xpatheval"
 )
 
 // MaxPages is the hard ceiling of pages one paginated request may fetch.
@@ -33,7 +34,7 @@ var (
 )
 
 type compiler struct {
-	want *indexWant
+	want *xpatheval.Want
 	env  types.Map
 	// envKey is env's canonical form, the expression cache's key; empty when env changed since.
 	envKey string
@@ -163,19 +164,15 @@ func (c *compiler) regex(ptr *string, what string) *regexp.Regexp {
 	return re
 }
 
-func (c *compiler) xpath(ptr *string, what string) *xpathSel {
+func (c *compiler) xpath(ptr *string, what string) *xpatheval.Expr {
 	if ptr == nil || *ptr == "" {
 		return nil
 	}
-	x, err := newXPathSel(*ptr)
+	x, err := xpatheval.Compile(*ptr, c.want)
 	if err != nil {
 		c.errAt(ptr, "%s: bad XPath %q: %v", what, *ptr, err)
 		return nil
 	}
-	if c.want != nil {
-		x.fast = analyzeXPath(*ptr, c.want)
-	}
-	x.native = compileNative(*ptr)
 	return x
 }
 
@@ -308,7 +305,7 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	siteEnv["params"] = types.Map{types.Extra: types.Any}
 	siteEnv["src"] = types.Map{types.Extra: types.Any}
 	siteEnv["fields"] = types.Map{types.Extra: types.Any}
-	p.want = newIndexWant()
+	p.want = xpatheval.NewWant()
 	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, cut: site.Cut, diags: &diags, steps: map[string]int{}, via: site.Base}
 	s.Request.Headers.Each(func(k string, v *string) {
 		p.siteHeaders = append(p.siteHeaders, kvTemplate{key: k, val: sc.template(v, "header "+k)})
@@ -481,7 +478,7 @@ func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int) *so
 	}
 	if s.ScriptJSON != "" {
 		n++
-		src.scriptJSON = newBodyRegexp(c.regex(&s.ScriptJSON, "source "+name+" script_json"))
+		src.scriptJSON = xpatheval.NewBodyRegexp(c.regex(&s.ScriptJSON, "source "+name+" script_json"))
 	}
 	if s.XPathJSON != "" {
 		n++
@@ -647,8 +644,8 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 		n++
 	}
 	out.xpath = c.xpath(&m.XPath, "match")
-	out.bodyContains = newLiteral(m.BodyContains)
-	out.bodyRe = newBodyRegexp(c.regex(&m.BodyMatches, "body_matches"))
+	out.bodyContains = xpatheval.NewLiteral(m.BodyContains)
+	out.bodyRe = xpatheval.NewBodyRegexp(c.regex(&m.BodyMatches, "body_matches"))
 	out.finalURL = c.regex(&m.FinalURL, "final_url")
 	out.expr = c.exprBool(&m.Expr, "match expr")
 	for _, x := range []bool{len(m.Any) > 0, len(m.All) > 0, m.Not != nil, len(m.Status) > 0, m.XPath != "", m.BodyContains != "", m.BodyMatches != "", m.FinalURL != "", m.Expr != ""} {
@@ -682,7 +679,7 @@ func (c *compiler) compileSelector(s *sitedef.Selector, what string, inList bool
 		n++
 		out.kind = selRegex
 		re := c.regex(&s.Regex, what)
-		out.re = newBodyRegexp(re)
+		out.re = xpatheval.NewBodyRegexp(re)
 		if re != nil && re.NumSubexp() > 1 {
 			c.warnAt(&s.Regex, "%s: only the first capture group is used", what)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/antchfx/xpath"
 	"github.com/expr-lang/expr/vm"
 
-	"asa/engine/dom"
 	"asa/engine/errcode"
 )
 
@@ -240,15 +239,13 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 		} else {
 			cenv["fields"], cenv["item"], cenv["index"], cenv["items"], cenv["value"] = obj, item, i, items, nil
 		}
-		outer := r.item
-		if h, ok := c.(*dom.HTMLNavigator); ok && navs != nil && h.Attr() < 0 {
-			r.item.reset(h.Current())
+		var itemNav xpath.NodeNavigator
+		if navs != nil {
+			itemNav = c
 		}
+		mark := r.xp.BeginItem(itemNav)
 		err := r.fields(def.children, obj, cenv, c, depth+1, false)
-		// A nested list replaced the item; its slice's storage is kept for the next item.
-		if r.item.node != outer.node {
-			r.item.node, r.item.built = nil, false
-		}
+		r.xp.EndItem(mark)
 		if err != nil {
 			if _, drop := err.(errDropItem); drop {
 				dropped++
@@ -270,39 +267,7 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 	if ctx == nil || s.xpath == nil {
 		return nil
 	}
-	return r.xpathNodes(s.xpath, ctx)
-}
-
-// xpathNodes returns the nodes x selects from ctx, by the cheapest way that gives the engine's
-// answer (see orderedXPath).
-func (r *run) xpathNodes(x *xpathSel, ctx xpath.NodeNavigator) []xpath.NodeNavigator {
-	if h, isHTML := ctx.(*dom.HTMLNavigator); isHTML {
-		if fx := x.fast; fx != nil && (fx.wrapper == "" || fx.wrapper == "first") {
-			if res, ok := fx.eval(r.indexFor(h.Root())); ok {
-				navs, _ := res.([]xpath.NodeNavigator)
-				return navs
-			}
-		}
-		if nx := x.native; nx != nil && nx.wrapper == "" && h.Attr() < 0 {
-			navs, _ := nx.eval(h.Root(), h.Current(), &r.item).([]xpath.NodeNavigator)
-			return navs
-		}
-	}
-	if o := x.ordered; o != nil && o.wrapper == "" {
-		return r.orderedNodes(o, ctx)
-	}
-	e := x.get()
-	defer x.put(e)
-	res := e.Evaluate(ctx.Copy())
-	it, ok := res.(*xpath.NodeIterator)
-	if !ok {
-		return nil
-	}
-	var out []xpath.NodeNavigator
-	for it.MoveNext() {
-		out = append(out, it.Current().Copy())
-	}
-	return out
+	return r.xp.Nodes(s.xpath, ctx)
 }
 
 // selectOne evaluates one selector and its transform.
@@ -317,7 +282,7 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		if base == nil {
 			return nil, nil
 		}
-		v, _ = r.evalXPath(s.xpath, base, s.all || kind == kList, true)
+		v = r.xp.Value(s.xpath, base, s.all || kind == kList, true)
 	case selExpr:
 		x, err := r.machine.Run(s.prog, env)
 		if err != nil {
@@ -335,11 +300,11 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		}
 		if s.all || kind == kList {
 			var out []any
-			for _, m := range s.re.findAllSubmatch(body, 1000) {
+			for _, m := range s.re.FindAllSubmatch(body, 1000) {
 				out = append(out, group(m))
 			}
 			v = out
-		} else if m := s.re.findSubmatch(body); m != nil {
+		} else if m := s.re.FindSubmatch(body); m != nil {
 			v = group(m)
 		}
 	case selConst:
@@ -365,103 +330,6 @@ func group(m [][]byte) string {
 		return string(m[1])
 	}
 	return string(m[0])
-}
-
-// evalXPath handles the four result kinds of an XPath: node sets give text (first node, or all nodes as
-// a list), strings, numbers and booleans are values.
-func (r *run) evalXPath(x *xpathSel, nav xpath.NodeNavigator, all bool, text bool) (any, error) {
-	if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
-		if x.fast != nil {
-			if res, ok := x.fast.eval(r.indexFor(h.Root())); ok {
-				return nodeResult(res, all, text), nil
-			}
-		}
-		if x.native != nil && h.Attr() < 0 {
-			return nodeResult(x.native.evalAll(h.Root(), h.Current(), &r.item, all), all, text), nil
-		}
-	}
-	if o := x.ordered; o != nil {
-		ns := r.orderedNodes(o, nav)
-		var res any = ns
-		switch o.wrapper {
-		case "count":
-			res = float64(len(ns))
-		case "boolean":
-			res = len(ns) > 0
-		case "string", "normalize-space":
-			v := ""
-			if len(ns) > 0 {
-				v = ns[0].Value()
-			}
-			if o.wrapper == "normalize-space" {
-				v = strings.Join(strings.Fields(v), " ")
-			}
-			res = v
-		}
-		return nodeResult(res, all, text), nil
-	}
-	e := x.get()
-	defer x.put(e)
-	// Evaluate moves the navigator it is given; the caller's context must stay where it is.
-	switch v := e.Evaluate(nav.Copy()).(type) {
-	case *xpath.NodeIterator:
-		if !all {
-			if v.MoveNext() {
-				if !text {
-					return true, nil
-				}
-				return dom.Text(v.Current()), nil
-			}
-			return nil, nil
-		}
-		var out []any
-		for v.MoveNext() {
-			if t := dom.Text(v.Current()); t != "" {
-				out = append(out, t)
-			}
-		}
-		return out, nil
-	case string:
-		if v == "" {
-			return nil, nil
-		}
-		return v, nil
-	case float64:
-		if math.IsNaN(v) {
-			return nil, nil
-		}
-		return v, nil
-	case bool:
-		return v, nil
-	}
-	return nil, nil
-}
-
-// orderedNodes evaluates a union in document order, or picks a group's Nth node in document order
-// and runs the rest of the path from it.
-func (r *run) orderedNodes(o *orderedXPath, ctx xpath.NodeNavigator) []xpath.NodeNavigator {
-	if o.union != nil {
-		var all []xpath.NodeNavigator
-		for _, b := range o.union {
-			all = append(all, r.xpathNodes(b, ctx)...)
-		}
-		return sortUnique(all)
-	}
-	ns := sortUnique(r.xpathNodes(o.group, ctx))
-	var pick xpath.NodeNavigator
-	switch {
-	case o.last && len(ns) > 0:
-		pick = ns[len(ns)-1]
-	case !o.last && o.pos <= len(ns):
-		pick = ns[o.pos-1]
-	}
-	if pick == nil {
-		return nil
-	}
-	if o.rest == nil {
-		return []xpath.NodeNavigator{pick}
-	}
-	return r.xpathNodes(o.rest, pick)
 }
 
 // coerce converts a value to the field's type.
@@ -618,38 +486,4 @@ func short(v any) string {
 		s = s[:60] + "..."
 	}
 	return s
-}
-
-// nodeResult shapes a fast XPath result like evalXPath shapes an iterator or a scalar.
-func nodeResult(res any, all, text bool) any {
-	navs, isNodes := res.([]xpath.NodeNavigator)
-	if !isNodes {
-		switch v := res.(type) {
-		case string:
-			if v == "" {
-				return nil
-			}
-		case float64:
-			if math.IsNaN(v) {
-				return nil
-			}
-		}
-		return res
-	}
-	if !all {
-		if len(navs) == 0 {
-			return nil
-		}
-		if !text {
-			return true
-		}
-		return dom.Text(navs[0])
-	}
-	var out []any
-	for _, n := range navs {
-		if t := dom.Text(n); t != "" {
-			out = append(out, t)
-		}
-	}
-	return out
 }

@@ -3,15 +3,13 @@ package engine
 import (
 	"net/url"
 	"regexp"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/antchfx/xpath"
 	"github.com/expr-lang/expr/vm"
 
 	"asa/engine/errcode"
 	"asa/engine/sitedef"
+	"asa/engine/xpatheval"
 )
 
 // Plan is one compiled endpoint. It is immutable after Compile and safe to run from many goroutines.
@@ -38,7 +36,7 @@ type Plan struct {
 	hostDomain  map[string]string
 	defDomain   string
 	domainParam string
-	want        *indexWant // what the fast XPaths need indexed per document
+	want        *xpatheval.Want // what the indexed XPaths need from each document
 }
 
 type param struct {
@@ -91,8 +89,8 @@ type source struct {
 	name       string
 	from       int
 	jsonLD     string
-	scriptJSON *bodyRegexp
-	xpathJSON  *xpathSel
+	scriptJSON *xpatheval.BodyRegexp
+	xpathJSON  *xpatheval.Expr
 	body       bool
 	mainText   bool
 	required   bool
@@ -114,9 +112,9 @@ type matcher struct {
 	status       []int
 	headerName   string
 	headerRe     *regexp.Regexp
-	xpath        *xpathSel
-	bodyContains *literal
-	bodyRe       *bodyRegexp
+	xpath        *xpatheval.Expr
+	bodyContains *xpatheval.Literal
+	bodyRe       *xpatheval.BodyRegexp
 	finalURL     *regexp.Regexp
 	expr         *vm.Program
 }
@@ -132,9 +130,9 @@ const (
 
 type selector struct {
 	kind      selKind
-	xpath     *xpathSel
+	xpath     *xpatheval.Expr
 	prog      *vm.Program
-	re        *bodyRegexp
+	re        *xpatheval.BodyRegexp
 	konst     any
 	all       bool
 	from      int // step index, -1: the last step run
@@ -178,88 +176,6 @@ type paginate struct {
 	start *vm.Program
 	pages *vm.Program
 }
-
-// xpathSel is a compiled XPath. antchfx/xpath's Evaluate runs the shared query tree, whose nodes keep
-// iteration state, so one *xpath.Expr must not be evaluated by two goroutines at once: each goroutine
-// borrows its own copy from a pool.
-type xpathSel struct {
-	src    string
-	pool   sync.Pool
-	fast   *fastXPath   // the index plan, when the XPath has an indexable shape
-	native *nativeXPath // the direct evaluation, when the XPath is of the native subset
-
-	// ordered, when not nil, is how the engine evaluates a union or a group's position when
-	// neither the index nor the native path can: antchfx puts a union's left branch first and
-	// answers nothing for (.//x)[last()].
-	ordered *orderedXPath
-}
-
-// orderedXPath is a union (in document order, each node once) or (X)[N]/(X)[last()] followed by
-// an optional path, possibly inside string(), normalize-space(), count() or boolean().
-type orderedXPath struct {
-	wrapper string
-	union   []*xpathSel
-	group   *xpathSel
-	pos     int
-	last    bool
-	rest    *xpathSel // ".rest" from the picked node, or nil
-}
-
-func newXPathSel(src string) (*xpathSel, error) {
-	e, err := xpath.Compile(src)
-	if err != nil {
-		return nil, err
-	}
-	s := &xpathSel{src: src}
-	s.pool.New = func() any {
-		// Compiles of a source that compiled once cannot fail.
-		x, _ := xpath.Compile(src)
-		return x
-	}
-	s.pool.Put(e)
-	s.ordered = compileOrdered(src)
-	return s, nil
-}
-
-// compileOrdered returns the ordered plan of src, or nil when antchfx's answer is the engine's.
-func compileOrdered(src string) *orderedXPath {
-	s := strings.TrimSpace(src)
-	o := &orderedXPath{}
-	if m := wrapperRe.FindStringSubmatch(s); m != nil && matching(s, len(m[0])-1) == len(s)-1 {
-		o.wrapper, s = m[1], strings.TrimSpace(s[len(m[0]):len(s)-1])
-	}
-	if branches := splitTop(s, '|'); len(branches) > 1 {
-		for _, b := range branches {
-			x, err := newXPathSel(strings.TrimSpace(b))
-			if err != nil {
-				return nil
-			}
-			x.native = compileNative(x.src)
-			o.union = append(o.union, x)
-		}
-		return o
-	}
-	group, pos, last, rest, ok := splitGroup(s)
-	if !ok {
-		return nil
-	}
-	g, err := newXPathSel(group)
-	if err != nil {
-		return nil
-	}
-	g.native = compileNative(g.src)
-	o.group, o.pos, o.last = g, pos, last
-	if rest != "" {
-		if o.rest, err = newXPathSel("." + rest); err != nil {
-			return nil
-		}
-		o.rest.native = compileNative(o.rest.src)
-	}
-	return o
-}
-
-func (s *xpathSel) get() *xpath.Expr  { return s.pool.Get().(*xpath.Expr) }
-func (s *xpathSel) put(e *xpath.Expr) { s.pool.Put(e) }
 
 // RuleCodes lists the distinct error codes the plan's rules (site and endpoint) can produce.
 func (p *Plan) RuleCodes() []errcode.Code {
@@ -318,12 +234,13 @@ func (p *Plan) HasStep(id string) bool {
 	return false
 }
 
-// xpathSelectors lists every compiled XPath of the plan (for tests).
-func (p *Plan) xpathSelectors() []*xpathSel {
-	var out []*xpathSel
-	add := func(x *xpathSel) {
+// XPaths lists the source of every XPath the plan evaluates (rules, fields, step variables), for
+// the evaluator's equivalence tests and the parsel comparison.
+func (p *Plan) XPaths() []string {
+	var out []string
+	add := func(x *xpatheval.Expr) {
 		if x != nil {
-			out = append(out, x)
+			out = append(out, x.String())
 		}
 	}
 	var walkM func(m *matcher)

@@ -19,6 +19,7 @@ import (
 	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/universal"
+	"asa/engine/xpatheval"
 )
 
 // Result is a successful run.
@@ -106,8 +107,7 @@ type run struct {
 	first     *stepResult
 	warnings  []string
 	prevItems []any
-	indexes   map[*html.Node]*docIndex
-	item      subtree // the elements of the list item whose fields are being evaluated
+	xp        *xpatheval.Evaluator
 	// machine runs every expression of the run: one VM reused (a run is one goroutine, and no
 	// expression calls back into the engine) instead of a new one, with its stack, per field of
 	// every item.
@@ -212,7 +212,7 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 func (p *Plan) newRun(ctx context.Context, params Params, f Fetcher, pageIdx int, page map[string]any) *run {
 	r := &run{plan: p, ctx: ctx, fetcher: f, params: params, pageIdx: pageIdx,
 		vars: map[string]any{}, src: map[string]any{}, stepsEnv: map[string]any{},
-		results: make([]*stepResult, len(p.steps))}
+		results: make([]*stepResult, len(p.steps)), xp: xpatheval.NewEvaluator(p.want)}
 	dom := p.domains[p.defDomain]
 	if p.domainParam != "" {
 		if d, ok := params[p.domainParam].(string); ok {
@@ -581,8 +581,8 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 				}
 			}
 		case src.scriptJSON != nil:
-			if i := src.scriptJSON.start(sr.body); i >= 0 {
-				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.re); err == nil {
+			if i := src.scriptJSON.Start(sr.body); i >= 0 {
+				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Regexp()); err == nil {
 					v = x
 				}
 			}
@@ -592,7 +592,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.xpathJSON != nil:
 			if nav := sr.nav(); nav != nil {
-				s, _ := r.evalXPath(src.xpathJSON, nav, false, true)
+				s := r.xp.Value(src.xpathJSON, nav, false, true)
 				if str, ok := s.(string); ok && str != "" {
 					if x, err := dom.DecodeJSON([]byte(str)); err == nil {
 						v = x
@@ -653,10 +653,10 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 	if m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) {
 		return false
 	}
-	if m.bodyContains != nil && m.bodyContains.index(sr.body) < 0 {
+	if m.bodyContains != nil && m.bodyContains.Index(sr.body) < 0 {
 		return false
 	}
-	if m.bodyRe != nil && !m.bodyRe.match(sr.body) {
+	if m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
 		return false
 	}
 	if m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
@@ -667,7 +667,7 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 		if nav == nil {
 			return false
 		}
-		v, _ := r.evalXPath(m.xpath, nav, false, false)
+		v := r.xp.Value(m.xpath, nav, false, false)
 		if isEmpty(v) || v == false {
 			return false
 		}
@@ -715,17 +715,4 @@ func isEmpty(v any) bool {
 		return len(x) == 0
 	}
 	return false
-}
-
-// indexFor returns the document index of the HTML document whose root is root, building it once.
-func (r *run) indexFor(root *html.Node) *docIndex {
-	if idx := r.indexes[root]; idx != nil {
-		return idx
-	}
-	if r.indexes == nil {
-		r.indexes = map[*html.Node]*docIndex{}
-	}
-	idx := buildIndex(root, r.plan.want)
-	r.indexes[root] = idx
-	return idx
 }

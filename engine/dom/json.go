@@ -29,6 +29,9 @@ func DecodeJSON(body []byte) (any, error) {
 }
 
 func unmarshal(b []byte) (any, error) {
+	if v, ok := decodeFast(b); ok {
+		return v, nil
+	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err

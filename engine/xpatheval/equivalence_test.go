@@ -1,7 +1,8 @@
-package engine
+package xpatheval
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func TestFastXPathMatchesFull(t *testing.T) {
 	// Besides each endpoint's own pages, every Amazon page and the dated Google SERPs of the corpus:
 	// the index is cheap to check, and those are the pages it was built for.
 	extra := map[string][]string{}
-	for site, pat := range map[string]string{"amazon": "../../shared/corpus/amazon/*.html", "google": "../../shared/corpus/google/serp-20*.html"} {
+	for site, pat := range map[string]string{"amazon": "../../../shared/corpus/amazon/*.html", "google": "../../../shared/corpus/google/serp-20*.html"} {
 		extra[site], _ = filepath.Glob(pat)
 	}
 	var sels []shippedSel
@@ -127,13 +128,17 @@ func shippedSelectors(t *testing.T, extra map[string][]string) []shippedSel {
 	bySrc := map[string]*shippedSel{}
 	var order []string
 	for _, sp := range plans {
-		pages := append(append([]string(nil), sp.Pages...), extra[sp.Plan.Site.Site]...)
-		for _, x := range sp.Plan.xpathSelectors() {
-			s := bySrc[x.src]
+		pages := append(append([]string(nil), sp.Pages...), extra[sp.Site]...)
+		for _, src := range sp.XPaths {
+			s := bySrc[src]
 			if s == nil {
+				x, err := Compile(src, NewWant())
+				if err != nil {
+					t.Fatalf("%s: %v", src, err)
+				}
 				s = &shippedSel{xpathSel: x}
-				bySrc[x.src] = s
-				order = append(order, x.src)
+				bySrc[src] = s
+				order = append(order, src)
 			}
 			for _, p := range pages {
 				if len(s.pages) >= maxPagesPerXPath {
@@ -156,13 +161,13 @@ func shippedSelectors(t *testing.T, extra map[string][]string) []shippedSel {
 // every sitedef and parsing every page once per test run, not once per test.
 var (
 	shippedOnce  sync.Once
-	shippedPlans []ShippedPlan
+	shippedPlans []ShippedXPaths
 	shippedErr   error
 	pagesMu      sync.Mutex
 	parsedPages  = map[string]*parsedPage{}
 )
 
-func loadShippedOnce() ([]ShippedPlan, error) {
+func loadShippedOnce() ([]ShippedXPaths, error) {
 	shippedOnce.Do(func() {
 		if LoadShipped == nil {
 			shippedErr = errors.New("LoadShipped is not set (shipped_test.go)")
@@ -301,7 +306,12 @@ func anyString(v any) string {
 		}
 		return "false"
 	}
-	return strings.TrimSuffix(strings.TrimRight(strings.TrimRight(strings.Replace(stringify(v), ".000000", "", 1), "0"), "."), ".")
+	f, _ := v.(float64)
+	s := fmt.Sprintf("%g", f)
+	if f == float64(int64(f)) {
+		s = fmt.Sprintf("%d", int64(f))
+	}
+	return strings.TrimSuffix(strings.TrimRight(strings.TrimRight(strings.Replace(s, ".000000", "", 1), "0"), "."), ".")
 }
 
 // TestNativeXPathMatchesFull runs every XPath of the native subset both ways, from the document and

@@ -1,4 +1,4 @@
-package engine
+package xpatheval
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // the index path) with antchfx, from the document and from every element. The reference is
 // antchfx's node set with the engine's two documented departures: a union is in document order
 // without repeats, and (X)[N] / (X)[last()] pick from X in document order. A failing input lands in
-// testdata/fuzz, which the registry tests then read as a site directory: move it into the seeds.
+// testdata/fuzz: move it into the seeds.
 func FuzzNativeXPath(f *testing.F) {
 	for _, seed := range []string{
 		"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f",

@@ -1,4 +1,4 @@
-package engine
+package xpatheval
 
 import (
 	"bytes"
@@ -24,17 +24,18 @@ var htmlByteRank = func() [256]uint8 {
 	return r
 }()
 
-// literal is a byte string searched by its rarest byte.
-type literal struct {
+// Literal is a byte string searched by its rarest byte.
+type Literal struct {
 	s    []byte
 	rare int // index in s of its rarest byte
 }
 
-func newLiteral(s string) *literal {
+// NewLiteral returns s searched by its rarest byte; nil for an empty s.
+func NewLiteral(s string) *Literal {
 	if s == "" {
 		return nil
 	}
-	l := &literal{s: []byte(s)}
+	l := &Literal{s: []byte(s)}
 	for i := 1; i < len(s); i++ {
 		if htmlByteRank[s[i]] < htmlByteRank[s[l.rare]] {
 			l.rare = i
@@ -43,8 +44,8 @@ func newLiteral(s string) *literal {
 	return l
 }
 
-// index returns the first offset of l in b, or -1.
-func (l *literal) index(b []byte) int {
+// Index returns the first offset of l in b, or -1.
+func (l *Literal) Index(b []byte) int {
 	n, r, c := len(l.s), l.rare, l.s[l.rare]
 	for i := r; i < len(b); {
 		j := bytes.IndexByte(b[i:], c)
@@ -60,50 +61,51 @@ func (l *literal) index(b []byte) int {
 	return -1
 }
 
-// bodyRegexp is a regular expression searched over bodies, prefiltered by its literal prefix.
-type bodyRegexp struct {
+// BodyRegexp is a regular expression searched over bodies, prefiltered by its literal prefix.
+type BodyRegexp struct {
 	re     *regexp.Regexp
-	prefix *literal
+	prefix *Literal
 }
 
-func newBodyRegexp(re *regexp.Regexp) *bodyRegexp {
+// NewBodyRegexp returns re with its literal prefix searched by its rarest byte; nil for a nil re.
+func NewBodyRegexp(re *regexp.Regexp) *BodyRegexp {
 	if re == nil {
 		return nil
 	}
-	br := &bodyRegexp{re: re}
+	br := &BodyRegexp{re: re}
 	// Flags such as (?i) change what the prefix matches; LiteralPrefix accounts for them.
 	if p, _ := re.LiteralPrefix(); len(p) >= 3 {
-		br.prefix = newLiteral(p)
+		br.prefix = NewLiteral(p)
 	}
 	return br
 }
 
-// start returns where a match can begin at the earliest, or -1 when there is none.
-func (br *bodyRegexp) start(b []byte) int {
+// Start returns where a match can begin at the earliest, or -1 when there is none.
+func (br *BodyRegexp) Start(b []byte) int {
 	if br.prefix == nil {
 		return 0
 	}
-	return br.prefix.index(b)
+	return br.prefix.Index(b)
 }
 
-// match reports whether the body matches.
-func (br *bodyRegexp) match(b []byte) bool {
-	i := br.start(b)
+// Match reports whether the body matches.
+func (br *BodyRegexp) Match(b []byte) bool {
+	i := br.Start(b)
 	return i >= 0 && br.re.Match(b[i:])
 }
 
-// findSubmatch returns the first match and its groups, like Regexp.FindSubmatch.
-func (br *bodyRegexp) findSubmatch(b []byte) [][]byte {
-	i := br.start(b)
+// FindSubmatch returns the first match and its groups, like Regexp.FindSubmatch.
+func (br *BodyRegexp) FindSubmatch(b []byte) [][]byte {
+	i := br.Start(b)
 	if i < 0 {
 		return nil
 	}
 	return br.re.FindSubmatch(b[i:])
 }
 
-// findAllSubmatch returns up to n matches with their groups.
-func (br *bodyRegexp) findAllSubmatch(b []byte, n int) [][][]byte {
-	i := br.start(b)
+// FindAllSubmatch returns up to n matches with their groups.
+func (br *BodyRegexp) FindAllSubmatch(b []byte, n int) [][][]byte {
+	i := br.Start(b)
 	if i < 0 {
 		return nil
 	}
@@ -151,3 +153,6 @@ func (r rareString) in(v string) bool {
 	}
 	return false
 }
+
+// Regexp returns the regular expression.
+func (br *BodyRegexp) Regexp() *regexp.Regexp { return br.re }

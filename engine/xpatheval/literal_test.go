@@ -1,4 +1,4 @@
-package engine
+package xpatheval
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ func TestLiteralIndex(t *testing.T) {
 		{"aaa", "aaaaa"}, {"/ref=cs_503_", strings.Repeat("<a href=\"/ref=cs_5\">", 50) + "/ref=cs_503_x"}, {"x", ""},
 	}
 	for _, tt := range tests {
-		if got, want := newLiteral(tt.needle).index([]byte(tt.hay)), bytes.Index([]byte(tt.hay), []byte(tt.needle)); got != want {
+		if got, want := NewLiteral(tt.needle).Index([]byte(tt.hay)), bytes.Index([]byte(tt.hay), []byte(tt.needle)); got != want {
 			t.Errorf("index(%q in %q) = %d, want %d", tt.needle, tt.hay, got, want)
 		}
 	}
@@ -26,7 +26,7 @@ func FuzzLiteralIndex(f *testing.F) {
 		if needle == "" {
 			return
 		}
-		if got, want := newLiteral(needle).index([]byte(hay)), bytes.Index([]byte(hay), []byte(needle)); got != want {
+		if got, want := NewLiteral(needle).Index([]byte(hay)), bytes.Index([]byte(hay), []byte(needle)); got != want {
 			t.Fatalf("index(%q in %q) = %d, want %d", needle, hay, got, want)
 		}
 	})
@@ -48,14 +48,14 @@ func TestBodyRegexpAgreesWithRegexp(t *testing.T) {
 	body := []byte(`<script>var a = {"x":1}; "currentAsin" : "B01GOH7PKA", "currentAsin":"B000000000"</script>`)
 	for _, p := range []string{`"currentAsin"\s*:\s*"([A-Z0-9]{10})"`, `(?i)"CURRENTASIN"\s*:\s*"(\w+)"`, `nothere(\d)`, `a|b`} {
 		re := regexp.MustCompile(p)
-		br := newBodyRegexp(re)
-		if got, want := br.findSubmatch(body), re.FindSubmatch(body); !equalMatches(got, want) {
+		br := NewBodyRegexp(re)
+		if got, want := br.FindSubmatch(body), re.FindSubmatch(body); !equalMatches(got, want) {
 			t.Errorf("%s: got %q want %q", p, got, want)
 		}
-		if br.match(body) != re.Match(body) {
+		if br.Match(body) != re.Match(body) {
 			t.Errorf("%s: match differs", p)
 		}
-		if got, want := len(br.findAllSubmatch(body, 10)), len(re.FindAllSubmatch(body, 10)); got != want {
+		if got, want := len(br.FindAllSubmatch(body, 10)), len(re.FindAllSubmatch(body, 10)); got != want {
 			t.Errorf("%s: findAll %d, want %d", p, got, want)
 		}
 	}

@@ -1,0 +1,142 @@
+package dom
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var fastJSONCases = []struct {
+	in   string
+	fast bool // decodeFast takes it (else encoding/json decides)
+}{
+	{`{"a":1,"b":[true,false,null],"c":{"d":"e"}}`, true},
+	{` [ ] `, true},
+	{`[]`, true},
+	{`{}`, true},
+	{`"x\"\\\/\b\f\n\r\t\u00e9\u20ac"`, true},
+	{`"é€ plain"`, true},
+	{`{"a":1,"a":2}`, true},
+	{`-0.5e+10`, true},
+	{`0`, true},
+	{`1E3`, true},
+	{`"\ud83d\ude00"`, false}, // a surrogate pair: encoding/json's
+	{`"\ud83d"`, false},
+	{"\"\xff\"", false},      // not UTF-8: encoding/json replaces it
+	{"\"a\\n\xff\"", false},  // the same after an escape
+	{"\"tab\there\"", false}, // a control byte: an error
+	{`01`, false},
+	{`1.`, false},
+	{`.5`, false},
+	{`1e`, false},
+	{`-`, false},
+	{`1e999`, false}, // out of range
+	{`[1,]`, false},
+	{`{"a":1,}`, false},
+	{`{"a" 1}`, false},
+	{`[1 2]`, false},
+	{`tru`, false},
+	{`nul`, false},
+	{`{"a":1}x`, false},
+	{`"\x"`, false},
+	{`"\u12"`, false},
+	{`"abc`, false},
+	{``, false},
+	{`{"a":[{"b":"\u0041"}]}`, true},
+}
+
+func TestDecodeFastAgreesWithEncodingJSON(t *testing.T) {
+	for _, tt := range fastJSONCases {
+		v, ok := decodeFast([]byte(tt.in))
+		if ok != tt.fast {
+			t.Errorf("%q: fast %v, want %v", tt.in, ok, tt.fast)
+		}
+		checkFastJSON(t, []byte(tt.in))
+		if ok {
+			var want any
+			_ = json.Unmarshal([]byte(tt.in), &want)
+			if !reflect.DeepEqual(v, want) {
+				t.Errorf("%q: %#v, want %#v", tt.in, v, want)
+			}
+		}
+	}
+}
+
+// checkFastJSON fails when decodeFast takes an input encoding/json refuses or decodes otherwise.
+func checkFastJSON(t *testing.T, in []byte) {
+	t.Helper()
+	v, ok := decodeFast(in)
+	if !ok {
+		return
+	}
+	var want any
+	if err := json.Unmarshal(in, &want); err != nil {
+		t.Fatalf("%q: decodeFast took what encoding/json refuses (%v)", in, err)
+	}
+	if !reflect.DeepEqual(v, want) {
+		t.Fatalf("%q: %#v, want %#v", in, v, want)
+	}
+}
+
+func FuzzDecodeFast(f *testing.F) {
+	for _, tt := range fastJSONCases {
+		f.Add([]byte(tt.in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if checkDepth(in) != nil {
+			return // the callers refuse it before decoding
+		}
+		checkFastJSON(t, in)
+	})
+}
+
+// Every JSON file of the corpus up to 256 KB (the larger ones cost the race detector most and add
+// no shape): decodeFast takes the real JSON sites send (or it would save nothing), and answers as
+// encoding/json. The script JSON and JSON-LD of the corpus pages go through it in the corpus
+// expectations.
+func TestDecodeFastOnCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	taken, total := 0, 0
+	check := func(name string, b []byte) {
+		b = trimJSONPrefix(b)
+		if checkDepth(b) != nil || !json.Valid(b) {
+			return
+		}
+		total++
+		if _, ok := decodeFast(b); ok {
+			taken++
+		}
+		checkFastJSON(t, b)
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !strings.HasSuffix(p, ".json") {
+			return nil
+		}
+		if fi, err := d.Info(); err != nil || fi.Size() > 256<<10 {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		check(p, b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total == 0 {
+		t.Skip("no JSON in the corpus")
+	}
+	if taken*10 < total*9 {
+		t.Errorf("decodeFast took %d of %d valid JSON texts of the corpus, want 90%%", taken, total)
+	}
+	t.Logf("decodeFast took %d of %d valid JSON texts", taken, total)
+}

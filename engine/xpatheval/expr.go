@@ -1,0 +1,357 @@
+// Package xpatheval evaluates the XPaths of compiled sitedefs on parsed pages: a per-document index
+// for XPaths that start with a keyed descendant step (index.go), direct evaluation on the node tree
+// for the common subset (native.go), antchfx/xpath for everything else, and one answer whichever
+// way runs (a union in document order, (X)[N] picked in document order). It also holds the
+// rare-byte literal search (literal.go) that rules and regex selectors use on whole bodies, and that
+// the native contains() uses on attribute values.
+//
+// The interpreter (package engine) compiles each XPath once with Compile, recording what the index
+// needs in the plan's Want, and evaluates through an Evaluator per run.
+package xpatheval
+
+import (
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/antchfx/xpath"
+	"golang.org/x/net/html"
+
+	"asa/engine/dom"
+)
+
+// Expr is a compiled XPath. antchfx/xpath's Evaluate runs the shared query tree, whose nodes keep
+// iteration state, so one *xpath.Expr must not be evaluated by two goroutines at once: each goroutine
+// borrows its own copy from a pool. An Expr is safe for concurrent use.
+type Expr struct {
+	src  string
+	pool sync.Pool
+	// spare is one compiled copy kept out of the pool: a collection empties every sync.Pool, and
+	// recompiling each XPath antchfx evaluates after every GC cost a tenth of some pages' work.
+	spare  atomic.Pointer[xpath.Expr]
+	fast   *fastXPath   // the index plan, when the XPath has an indexable shape
+	native *nativeXPath // the direct evaluation, when the XPath is of the native subset
+
+	// ordered, when not nil, is how the engine evaluates a union or a group's position when
+	// neither the index nor the native path can: antchfx puts a union's left branch first and
+	// answers nothing for (.//x)[last()].
+	ordered *orderedXPath
+}
+
+// xpathSel is the name the evaluator's files use for Expr.
+type xpathSel = Expr
+
+// Want is what a plan's indexed XPaths need from each document (see index.go); one per plan,
+// filled by Compile, read-only once the plan is compiled.
+type Want = indexWant
+
+// NewWant returns an empty Want.
+func NewWant() *Want { return newIndexWant() }
+
+// Compile compiles src. With want not nil, an XPath of the indexable shape gets an index plan and
+// records its keys in want.
+func Compile(src string, want *Want) (*Expr, error) {
+	x, err := newXPathSel(src)
+	if err != nil {
+		return nil, err
+	}
+	if want != nil {
+		x.fast = analyzeXPath(src, want)
+	}
+	x.native = compileNative(src)
+	return x, nil
+}
+
+// String returns the XPath's source.
+func (s *Expr) String() string { return s.src }
+
+// orderedXPath is a union (in document order, each node once) or (X)[N]/(X)[last()] followed by
+// an optional path, possibly inside string(), normalize-space(), count() or boolean().
+type orderedXPath struct {
+	wrapper string
+	union   []*xpathSel
+	group   *xpathSel
+	pos     int
+	last    bool
+	rest    *xpathSel // ".rest" from the picked node, or nil
+}
+
+func newXPathSel(src string) (*xpathSel, error) {
+	e, err := xpath.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	s := &xpathSel{src: src}
+	s.pool.New = func() any {
+		// Compiles of a source that compiled once cannot fail.
+		x, _ := xpath.Compile(src)
+		return x
+	}
+	s.spare.Store(e)
+	s.ordered = compileOrdered(src)
+	return s, nil
+}
+
+// compileOrdered returns the ordered plan of src, or nil when antchfx's answer is the engine's.
+func compileOrdered(src string) *orderedXPath {
+	s := strings.TrimSpace(src)
+	o := &orderedXPath{}
+	if m := wrapperRe.FindStringSubmatch(s); m != nil && matching(s, len(m[0])-1) == len(s)-1 {
+		o.wrapper, s = m[1], strings.TrimSpace(s[len(m[0]):len(s)-1])
+	}
+	if branches := splitTop(s, '|'); len(branches) > 1 {
+		for _, b := range branches {
+			x, err := newXPathSel(strings.TrimSpace(b))
+			if err != nil {
+				return nil
+			}
+			x.native = compileNative(x.src)
+			o.union = append(o.union, x)
+		}
+		return o
+	}
+	group, pos, last, rest, ok := splitGroup(s)
+	if !ok {
+		return nil
+	}
+	g, err := newXPathSel(group)
+	if err != nil {
+		return nil
+	}
+	g.native = compileNative(g.src)
+	o.group, o.pos, o.last = g, pos, last
+	if rest != "" {
+		if o.rest, err = newXPathSel("." + rest); err != nil {
+			return nil
+		}
+		o.rest.native = compileNative(o.rest.src)
+	}
+	return o
+}
+
+func (s *xpathSel) get() *xpath.Expr {
+	if e := s.spare.Swap(nil); e != nil {
+		return e
+	}
+	return s.pool.Get().(*xpath.Expr)
+}
+
+func (s *xpathSel) put(e *xpath.Expr) {
+	if !s.spare.CompareAndSwap(nil, e) {
+		s.pool.Put(e)
+	}
+}
+
+// Evaluator is the evaluation state of one run: the index of each HTML document it has looked
+// up, and the list item whose fields are being evaluated. It is used by one goroutine at a time;
+// its zero value is not ready: use NewEvaluator.
+type Evaluator struct {
+	want    *Want
+	indexes map[*html.Node]*docIndex
+	item    subtree // the elements of the list item whose fields are being evaluated
+}
+
+// NewEvaluator returns an evaluator for the XPaths compiled with want (nil: no index path).
+func NewEvaluator(want *Want) *Evaluator { return &Evaluator{want: want} }
+
+// indexFor returns the document index of the HTML document whose root is root, building it once.
+func (ev *Evaluator) indexFor(root *html.Node) *docIndex {
+	if idx := ev.indexes[root]; idx != nil {
+		return idx
+	}
+	if ev.indexes == nil {
+		ev.indexes = map[*html.Node]*docIndex{}
+	}
+	w := ev.want
+	if w == nil {
+		w = newIndexWant()
+	}
+	idx := buildIndex(root, w)
+	ev.indexes[root] = idx
+	return idx
+}
+
+// BeginItem marks nav (a list item's node; nil for an item that is not a node) as the context whose
+// descendant steps scan a list of its elements built once: an item's fields each start with a
+// descendant step from the item. Pass what it returns to EndItem after the item's fields.
+func (ev *Evaluator) BeginItem(nav xpath.NodeNavigator) (mark *html.Node) {
+	mark = ev.item.node
+	if h, ok := nav.(*dom.HTMLNavigator); ok && h.Attr() < 0 {
+		ev.item.reset(h.Current())
+	}
+	return mark
+}
+
+// EndItem ends the item BeginItem began. A nested list replaced the item; its slice's storage is
+// kept for the next item.
+func (ev *Evaluator) EndItem(mark *html.Node) {
+	if ev.item.node != mark {
+		ev.item.node, ev.item.built = nil, false
+	}
+}
+
+// Nodes returns the nodes x selects from ctx, by the cheapest way that gives the engine's answer
+// (see orderedXPath).
+func (ev *Evaluator) Nodes(x *Expr, ctx xpath.NodeNavigator) []xpath.NodeNavigator {
+	if h, isHTML := ctx.(*dom.HTMLNavigator); isHTML {
+		if fx := x.fast; fx != nil && (fx.wrapper == "" || fx.wrapper == "first") && ev.want != nil {
+			if res, ok := fx.eval(ev.indexFor(h.Root())); ok {
+				navs, _ := res.([]xpath.NodeNavigator)
+				return navs
+			}
+		}
+		if nx := x.native; nx != nil && nx.wrapper == "" && h.Attr() < 0 {
+			navs, _ := nx.eval(h.Root(), h.Current(), &ev.item).([]xpath.NodeNavigator)
+			return navs
+		}
+	}
+	if o := x.ordered; o != nil && o.wrapper == "" {
+		return ev.orderedNodes(o, ctx)
+	}
+	e := x.get()
+	defer x.put(e)
+	res := e.Evaluate(ctx.Copy())
+	it, ok := res.(*xpath.NodeIterator)
+	if !ok {
+		return nil
+	}
+	var out []xpath.NodeNavigator
+	for it.MoveNext() {
+		out = append(out, it.Current().Copy())
+	}
+	return out
+}
+
+// Value evaluates x from nav and shapes the result of the four kinds of an XPath: a node set gives
+// its first node's text (with all, every node's text that is not empty, as a []any; without text,
+// true for a node), a string that is not empty, a number that is not NaN, a boolean. Nothing
+// is nil.
+func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool) any {
+	if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
+		if x.fast != nil && ev.want != nil {
+			if res, ok := x.fast.eval(ev.indexFor(h.Root())); ok {
+				return nodeResult(res, all, text)
+			}
+		}
+		if x.native != nil && h.Attr() < 0 {
+			return nodeResult(x.native.evalAll(h.Root(), h.Current(), &ev.item, all), all, text)
+		}
+	}
+	if o := x.ordered; o != nil {
+		ns := ev.orderedNodes(o, nav)
+		var res any = ns
+		switch o.wrapper {
+		case "count":
+			res = float64(len(ns))
+		case "boolean":
+			res = len(ns) > 0
+		case "string", "normalize-space":
+			v := ""
+			if len(ns) > 0 {
+				v = ns[0].Value()
+			}
+			if o.wrapper == "normalize-space" {
+				v = strings.Join(strings.Fields(v), " ")
+			}
+			res = v
+		}
+		return nodeResult(res, all, text)
+	}
+	e := x.get()
+	defer x.put(e)
+	// Evaluate moves the navigator it is given; the caller's context must stay where it is.
+	switch v := e.Evaluate(nav.Copy()).(type) {
+	case *xpath.NodeIterator:
+		if !all {
+			if v.MoveNext() {
+				if !text {
+					return true
+				}
+				return dom.Text(v.Current())
+			}
+			return nil
+		}
+		var out []any
+		for v.MoveNext() {
+			if t := dom.Text(v.Current()); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out
+	case string:
+		if v == "" {
+			return nil
+		}
+		return v
+	case float64:
+		if math.IsNaN(v) {
+			return nil
+		}
+		return v
+	case bool:
+		return v
+	}
+	return nil
+}
+
+// orderedNodes evaluates a union in document order, or picks a group's Nth node in document order
+// and runs the rest of the path from it.
+func (ev *Evaluator) orderedNodes(o *orderedXPath, ctx xpath.NodeNavigator) []xpath.NodeNavigator {
+	if o.union != nil {
+		var all []xpath.NodeNavigator
+		for _, b := range o.union {
+			all = append(all, ev.Nodes(b, ctx)...)
+		}
+		return sortUnique(all)
+	}
+	ns := sortUnique(ev.Nodes(o.group, ctx))
+	var pick xpath.NodeNavigator
+	switch {
+	case o.last && len(ns) > 0:
+		pick = ns[len(ns)-1]
+	case !o.last && o.pos <= len(ns):
+		pick = ns[o.pos-1]
+	}
+	if pick == nil {
+		return nil
+	}
+	if o.rest == nil {
+		return []xpath.NodeNavigator{pick}
+	}
+	return ev.Nodes(o.rest, pick)
+}
+
+// nodeResult shapes a fast XPath result like Value shapes an iterator or a scalar.
+func nodeResult(res any, all, text bool) any {
+	navs, isNodes := res.([]xpath.NodeNavigator)
+	if !isNodes {
+		switch v := res.(type) {
+		case string:
+			if v == "" {
+				return nil
+			}
+		case float64:
+			if math.IsNaN(v) {
+				return nil
+			}
+		}
+		return res
+	}
+	if !all {
+		if len(navs) == 0 {
+			return nil
+		}
+		if !text {
+			return true
+		}
+		return dom.Text(navs[0])
+	}
+	var out []any
+	for _, n := range navs {
+		if t := dom.Text(n); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
