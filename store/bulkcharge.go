@@ -15,6 +15,20 @@ import (
 // table. Refusals go to errs and write nothing; any other error leaves the transaction to be
 // rolled back.
 func (db *DB) bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, errs []error) error {
+	// On PostgreSQL, the workspaces' rows, in id order: from here on no other node decides on these
+	// workspaces' allowances, and what is read below is what they committed. The known ids are read
+	// after the locks too: read before, an id another node billed meanwhile would count against the
+	// allowance here a second time and could refuse a charge that fits (the ledger's unique key
+	// would still keep it from being billed twice).
+	wss := map[int64]bool{}
+	for _, r := range group {
+		wss[r.c.WorkspaceID] = true
+	}
+	for _, ws := range slices.Sorted(maps.Keys(wss)) {
+		if err := db.lockWorkspace(ctx, tx, ws); err != nil {
+			return err
+		}
+	}
 	// Ids charged before: their charges are replays, which bill nothing and succeed.
 	ids := make([]any, 0, len(group))
 	for _, r := range group {
@@ -30,18 +44,6 @@ func (db *DB) bulkCharge(ctx context.Context, tx *sql.Tx, group []*chargeReq, er
 		return nil
 	}); err != nil {
 		return err
-	}
-	// On PostgreSQL, the workspaces' rows, in id order: from here on no other node decides on these
-	// workspaces' allowances, and what is read below is what they committed. (The known ids above
-	// are read before: another node's insert since then is caught by the ledger's unique key.)
-	wss := map[int64]bool{}
-	for _, r := range group {
-		wss[r.c.WorkspaceID] = true
-	}
-	for _, ws := range slices.Sorted(maps.Keys(wss)) {
-		if err := db.lockWorkspace(ctx, tx, ws); err != nil {
-			return err
-		}
 	}
 	// What decides each charge, read once per key and month with chargeTx's own check.
 	type keyInfo struct {
