@@ -15,37 +15,13 @@ import (
 	"syscall"
 	"time"
 
+	"asa/cmd/internal/farmsite"
 	"asa/engine/fetch/farm"
 )
 
-// The target: one item page per id on the farm (as in cmd/crashtest). HOLD ids wait until the
-// cluster releases them (the concurrency check), NF ids are 404, BATCH ids answer in 50-350 ms,
+// The target is farmsite's item page per id on the farm (as in cmd/crashtest). HOLD ids wait until
+// the cluster releases them (the concurrency check), NF ids are 404, BATCH ids answer in 50-350 ms,
 // every other id at once.
-const siteYAML = `kind: site
-site: cluster
-name: Cluster test target
-category: other
-version: 1.0.0
-`
-
-const itemYAML = `kind: endpoint
-resource: item
-summary: One item page of the farm.
-params:
-  query: {type: string, required: true, pattern: '[A-Z0-9]{1,20}', example: ABC}
-steps:
-  - id: page
-    request:
-      url: https://cluster.example/item/${ params.query }
-rules:
-  - id: not-found
-    step: page
-    match: {status: [404]}
-    error: product_not_found
-fields:
-  id: {type: string, required: true, xpath: "//h1/@data-id"}
-  title: {type: string, xpath: //h1}
-`
 
 // node is one asa serve process.
 type node struct {
@@ -74,17 +50,10 @@ type cluster struct {
 func newCluster(dir, bin, dsn, redisURL string) (*cluster, error) {
 	c := &cluster{dir: dir, bin: bin, dsn: dsn, redis: redisURL, hits: map[string]int{}, hold: make(chan struct{}),
 		client: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
-	sd := filepath.Join(dir, "sitedefs", "cluster")
-	if err := os.MkdirAll(sd, 0o755); err != nil {
+	if _, err := farmsite.Write(dir, "cluster"); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(sd, "site.yaml"), []byte(siteYAML), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(sd, "item.yaml"), []byte(itemYAML), 0o644); err != nil {
-		return nil, err
-	}
-	f, err := farm.New(farm.Options{Hosts: []string{"cluster.example"}, ControlAddr: "off"})
+	f, err := farm.New(farm.Options{Hosts: []string{farmsite.Host("cluster")}, ControlAddr: "off"})
 	if err != nil {
 		return nil, err
 	}

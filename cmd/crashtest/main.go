@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"asa/api"
+	"asa/cmd/internal/farmsite"
 	"asa/engine/fetch"
 	"asa/engine/fetch/farm"
 	"asa/store"
@@ -76,32 +77,6 @@ type opts struct {
 	db          string
 	postgres    bool
 }
-
-const siteYAML = `kind: site
-site: crash
-name: Crash test target
-category: other
-version: 1.0.0
-`
-
-const itemYAML = `kind: endpoint
-resource: item
-summary: One item page of the farm.
-params:
-  query: {type: string, required: true, pattern: '[A-Z0-9]{1,20}', example: ABC}
-steps:
-  - id: page
-    request:
-      url: https://crash.example/item/${ params.query }
-rules:
-  - id: not-found
-    step: page
-    match: {status: [404]}
-    error: product_not_found
-fields:
-  id: {type: string, required: true, xpath: "//h1/@data-id"}
-  title: {type: string, xpath: //h1}
-`
 
 // env is one run: the farm, the webhook receiver, the server process and its files.
 type env struct {
@@ -182,18 +157,11 @@ func (e *env) setup() error {
 	} else if abs, err := filepath.Abs(e.bin); err == nil {
 		e.bin = abs
 	}
-	sd := filepath.Join(e.dir, "sitedefs", "crash")
-	if err := os.MkdirAll(sd, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(sd, "site.yaml"), []byte(siteYAML), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(sd, "item.yaml"), []byte(itemYAML), 0o644); err != nil {
+	if _, err := farmsite.Write(e.dir, "crash"); err != nil {
 		return err
 	}
 	// The farm impersonates crash.example over TLS with its own CA.
-	f, err := farm.New(farm.Options{Hosts: []string{"crash.example"}, ControlAddr: "off"})
+	f, err := farm.New(farm.Options{Hosts: []string{farmsite.Host("crash")}, ControlAddr: "off"})
 	if err != nil {
 		return err
 	}
