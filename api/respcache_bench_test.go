@@ -23,7 +23,7 @@ func BenchmarkCacheRepeatedLoad(b *testing.B) {
 	var hits, misses []time.Duration
 	for b.Loop() {
 		// The server's clock moves 50 ms a request: the key's rate limit (25 a second) never refuses.
-		e.advance(50 * time.Millisecond)
+		e.clock.Advance(50 * time.Millisecond)
 		q := "AB" + strconv.Itoa(1000+int(zipf.Uint64()))
 		start := time.Now()
 		r := e.get(b, "/api/v1/shop/product?max_age=600&query="+q, "X-API-Key", e.live)

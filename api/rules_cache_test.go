@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,21 +37,7 @@ type cacheEnv struct {
 	other  string // a live key of another workspace
 	ws     store.Workspace
 	ended  chan string
-
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (e *cacheEnv) clock() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.now
-}
-
-func (e *cacheEnv) advance(d time.Duration) {
-	e.mu.Lock()
-	e.now = e.now.Add(d)
-	e.mu.Unlock()
+	clock  *fakeClock
 }
 
 // routed sends the loopback site's URLs to the real client and the rest to the shop simulator.
@@ -77,7 +62,7 @@ func startCache(t testing.TB, credits int, cfg api.Config) *cacheEnv {
 	// Mid-month: moving the clock never crosses into another month's credits.
 	now := time.Now().UTC()
 	e := &cacheEnv{target: &target{hold: make(chan struct{})}, ended: make(chan string, 16),
-		now: time.Date(now.Year(), now.Month(), 15, 12, 0, 0, 0, time.UTC)}
+		clock: &fakeClock{t: time.Date(now.Year(), now.Month(), 15, 12, 0, 0, 0, time.UTC)}}
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "asa.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -116,10 +101,10 @@ func startCache(t testing.TB, credits int, cfg api.Config) *cacheEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := api.NewStoreBackend(db, e.clock)
+	backend := api.NewStoreBackend(db, e.clock.Now)
 	cfg.RequestTimeout, cfg.ShutdownTimeout = 10*time.Second, 5*time.Second
 	srv := api.New(cfg, api.Deps{Registry: reg, Live: routed{site: e.site, client: c, shop: e.target}, Sandbox: sb,
-		Auth: backend, Ledger: backend, Cache: db, Batches: db, Now: e.clock,
+		Auth: backend, Ledger: backend, Cache: db, Batches: db, Now: e.clock.Now,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Batch: api.BatchConfig{Poll: 20 * time.Millisecond}})
 	srv.OnItemDone(func(batch string, ended bool) {
 		if ended {
@@ -207,7 +192,7 @@ func (e *cacheEnv) post(t testing.TB, path, body string) reply {
 
 func (e *cacheEnv) credits(t testing.TB) int {
 	t.Helper()
-	used, err := e.db.CreditsUsed(context.Background(), e.ws.ID, e.clock())
+	used, err := e.db.CreditsUsed(context.Background(), e.ws.ID, e.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,11 +392,11 @@ func TestResponseCacheOverHTTP(t *testing.T) {
 	check(e.get(t, path(e.test, "query", "SB0001", "max_age", "60", "sandbox_case", "basic")), "miss", "0")
 
 	// Older than max_age: fetched again; max_age=0 always fetches and refreshes the entry.
-	e.advance(61 * time.Second)
+	e.clock.Advance(61 * time.Second)
 	fetches = e.targetHits()
 	check(e.get(t, path(e.live, "query", "AB1234", "max_age", "60")), "miss", "5")
 	check(e.get(t, path(e.live, "query", "AB1234", "max_age", "120")), "hit", "1")
-	e.advance(10 * time.Second)
+	e.clock.Advance(10 * time.Second)
 	fresh := e.get(t, path(e.live, "query", "AB1234", "max_age", "0"))
 	check(fresh, "miss", "5")
 	again := e.get(t, path(e.live, "query", "AB1234", "max_age", "5"))
