@@ -1,0 +1,30 @@
+// Package htmlparse parses HTML into x/net/html's *html.Node trees, the same trees
+// golang.org/x/net/html's Parse builds, faster.
+//
+// It is a fork of golang.org/x/net/html at v0.62.0 (BSD licence, in LICENSE): the tree builder
+// (parse.go, with const.go, doctype.go, foreign.go and the node stacks of node.go) is upstream's
+// with only mechanical changes (upstream's exported node types used through the html package,
+// unexported token types, nodes allocated by the parser); the entity tables (entity.go) and
+// unescaping (escape.go) are upstream's, copied because they are not exported. The tokenizer
+// (token.go) keeps every state transition of upstream's and changes how it reads:
+//
+//   - It works on the whole body at once rather than an io.Reader: no buffer grown and copied as
+//     the input is read, no reading byte by byte through a bounds-checked refill.
+//   - Where upstream loops byte by byte through a state only one or two bytes can leave (text up
+//     to '<', script data up to '<', RAWTEXT and RCDATA up to "</", a quoted attribute value up to
+//     its quote, a comment body up to '-', a bogus comment up to '>'), it jumps there with an
+//     index search. The scans only move forward, so tokenizing stays linear.
+//   - Node Data and attribute keys and values are substrings of one string copy of the body
+//     whenever upstream's rewriting (CR LF, NUL, entities, lower case) leaves them unchanged.
+//   - Nodes and attribute slices come from slabs; duplicate attribute keys are found without a
+//     map or a string per attribute on ordinary tags.
+//
+// Upstream's Parse copies every body into its tokenizer's buffer in chunks, reads it one byte at
+// a time and allocates every node and string separately: on a 1.4 MB marketplace page that is
+// most of an extraction's time. The rest of the engine works on *html.Node, so the fork keeps
+// that type; FuzzParseEquivalent, the corpus equivalence test and the html5lib tree-construction
+// tests hold it to upstream's trees and errors.
+//
+// Fragment parsing is not offered; the tree builder keeps upstream's fragment paths (never taken)
+// so that it still diffs cleanly against upstream.
+package htmlparse
