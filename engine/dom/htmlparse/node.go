@@ -40,7 +40,13 @@ func (p *parser) newNode(n html.Node) *html.Node {
 	}
 	m := &p.nodes[0]
 	p.nodes = p.nodes[1:]
-	*m = n
+	// Field by field into the zeroed slot: a whole-struct copy costs a bulk write barrier over
+	// every pointer of the node while the GC runs, and parsing allocates enough for it to run.
+	m.Type = n.Type
+	m.DataAtom = n.DataAtom
+	m.Data = n.Data
+	m.Namespace = n.Namespace
+	m.Attr = n.Attr
 	return m
 }
 

@@ -5,7 +5,6 @@
 package htmlparse
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -68,12 +67,24 @@ func (p *parser) top() *html.Node {
 
 // Stop tags for use in popUntil. These come from section 12.2.4.2.
 var (
-	defaultScopeStopTags = map[string][]a.Atom{
-		"":     {a.Applet, a.Caption, a.Html, a.Table, a.Td, a.Th, a.Marquee, a.Object, a.Template, a.Select},
-		"math": {a.AnnotationXml, a.Mi, a.Mn, a.Mo, a.Ms, a.Mtext},
-		"svg":  {a.Desc, a.ForeignObject, a.Title},
-	}
+	htmlScopeStopTags = []a.Atom{a.Applet, a.Caption, a.Html, a.Table, a.Td, a.Th, a.Marquee, a.Object, a.Template, a.Select}
+	mathScopeStopTags = []a.Atom{a.AnnotationXml, a.Mi, a.Mn, a.Mo, a.Ms, a.Mtext}
+	svgScopeStopTags  = []a.Atom{a.Desc, a.ForeignObject, a.Title}
 )
+
+// defaultScopeStopTags is upstream's map of the stop tags by namespace as a switch: it is looked
+// up for every open element at every scope test.
+func defaultScopeStopTags(namespace string) []a.Atom {
+	switch namespace {
+	case "":
+		return htmlScopeStopTags
+	case "math":
+		return mathScopeStopTags
+	case "svg":
+		return svgScopeStopTags
+	}
+	return nil
+}
 
 type scope int
 
@@ -144,7 +155,7 @@ func (p *parser) indexOfElementInScope(s scope, matchTags ...a.Atom) int {
 		}
 		switch s {
 		case defaultScope, listItemScope, buttonScope:
-			for _, t := range defaultScopeStopTags[p.oe[i].Namespace] {
+			for _, t := range defaultScopeStopTags(p.oe[i].Namespace) {
 				if t == tagAtom {
 					return -1
 				}
@@ -343,12 +354,16 @@ func (p *parser) appendText(n *html.Node, text string) {
 	p.textNodes[n] = append(b, text...)
 }
 
+// attrCompare orders attributes by namespace, key and value, as upstream's cmp.Or of three
+// comparisons does, without comparing the values when the keys differ.
 func attrCompare(a, b html.Attribute) int {
-	return cmp.Or(
-		cmp.Compare(a.Namespace, b.Namespace),
-		cmp.Compare(a.Key, b.Key),
-		cmp.Compare(a.Val, b.Val),
-	)
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Key, b.Key); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Val, b.Val)
 }
 
 // addElement adds a child element based on the current token.
@@ -2251,7 +2266,7 @@ func (p *parser) parse() (err error) {
 		p.z.AllowCDATA(n != nil && n.Namespace != "")
 		// Read and parse the next token.
 		p.z.Next()
-		p.tok = p.z.Token()
+		p.z.token(&p.tok)
 		if p.tok.Type == errorToken {
 			err = p.z.Err()
 			if err != nil && err != io.EOF {

@@ -1181,7 +1181,17 @@ func (z *tokenizer) copyAttrs(attr []html.Attribute) []html.Attribute {
 
 // Token returns the current token. Its strings may share the input's copy.
 func (z *tokenizer) Token() token {
-	t := token{Type: z.tt}
+	var t token
+	z.token(&t)
+	return t
+}
+
+// token sets *t to the current token, field by field (see newNode).
+func (z *tokenizer) token(t *token) {
+	t.Type = z.tt
+	t.DataAtom = 0
+	t.Data = ""
+	t.Attr = nil
 	switch z.tt {
 	case textToken, commentToken, doctypeToken:
 		t.Data = z.text()
@@ -1196,5 +1206,4 @@ func (z *tokenizer) Token() token {
 			}
 		}
 	}
-	return t
 }
