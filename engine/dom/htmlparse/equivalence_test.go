@@ -211,3 +211,36 @@ func corpusDir() string {
 	}
 	return dir
 }
+
+// TestEquivalentExhaustive compares the parsers on every sequence of up to four pieces after
+// prefixes that put the tokenizer in its fiddliest states (comments, script data and its
+// escapes, RAWTEXT, RCDATA, tags and attributes, CDATA in foreign content), as upstream's
+// TestComments does for comments.
+func TestEquivalentExhaustive(t *testing.T) {
+	prefixes := []string{"<!--", "<script>", "<script><!--", "<script><!--<script>", "<style>", "<textarea>", "<title>", "<p a", "<svg><![CDATA[", "<!DOCTYPE"}
+	pieces := []string{"-", "!", ">", "<", "/", "script", "SCRIPT", " ", "a", "\r", "&amp", "\x00", "="}
+	const maxPieces = 4
+	if testing.Short() {
+		prefixes = prefixes[:3]
+	}
+	var b []byte
+	var walk func(prefix []byte, depth int)
+	n := 0
+	walk = func(prefix []byte, depth int) {
+		n++
+		if d := equivalent(prefix); d != "" {
+			t.Fatalf("%q: %s", prefix, d)
+		}
+		if depth == maxPieces {
+			return
+		}
+		for _, p := range pieces {
+			walk(append(prefix, p...), depth+1)
+		}
+	}
+	for _, p := range prefixes {
+		b = append(b[:0], p...)
+		walk(b, 0)
+	}
+	t.Logf("%d inputs", n)
+}
