@@ -166,18 +166,13 @@ func (z *tokenizer) skipWhiteSpace() {
 	if z.err != nil {
 		return
 	}
-	for {
-		c := z.readByte()
-		if z.err != nil {
-			return
-		}
-		switch c {
-		case ' ', '\n', '\r', '\t', '\f':
-			// No-op.
-		default:
-			z.raw.end--
-			return
-		}
+	s, i := z.src, z.raw.end
+	for i < len(s) && isSpace[s[i]] {
+		i++
+	}
+	z.raw.end = i
+	if i == len(s) {
+		z.err = io.EOF
 	}
 }
 
@@ -802,26 +797,50 @@ func asciiLower(s string) string {
 	return string(lower([]byte(s)))
 }
 
+// Byte classes of the loops of tag names, attribute keys and unquoted attribute values, which
+// upstream runs through readByte and a switch per byte.
+var (
+	// endsTagName: white space, '/' and '>'.
+	endsTagName [256]bool
+	// endsAttrKey: white space, '/', '>' and '='.
+	endsAttrKey [256]bool
+	// endsUnquotedVal: white space and '>'.
+	endsUnquotedVal [256]bool
+	// isSpace: upstream's white space.
+	isSpace [256]bool
+)
+
+func init() {
+	for _, c := range []byte(" \n\r\t\f") {
+		endsTagName[c], endsAttrKey[c], endsUnquotedVal[c], isSpace[c] = true, true, true, true
+	}
+	endsTagName['/'], endsTagName['>'] = true, true
+	endsAttrKey['/'], endsAttrKey['>'], endsAttrKey['='] = true, true, true
+	endsUnquotedVal['>'] = true
+}
+
 // readTagName sets z.data to the "div" in "<div k=v>". The reader (z.raw.end)
 // is positioned such that the first byte of the tag name (the "d" in "<div")
 // has already been consumed.
 func (z *tokenizer) readTagName() {
 	z.data.start = z.raw.end - 1
-	for {
-		c := z.readByte()
-		if z.err != nil {
-			z.data.end = z.raw.end
-			return
-		}
-		switch c {
-		case ' ', '\n', '\r', '\t', '\f':
-			z.data.end = z.raw.end - 1
-			return
-		case '/', '>':
-			z.raw.end--
-			z.data.end = z.raw.end
-			return
-		}
+	s, i := z.src, z.raw.end
+	for i < len(s) && !endsTagName[s[i]] {
+		i++
+	}
+	switch {
+	case i == len(s):
+		z.raw.end = i
+		z.err = io.EOF
+		z.data.end = i
+	case isSpace[s[i]]:
+		// The white space is consumed.
+		z.raw.end = i + 1
+		z.data.end = i
+	default:
+		// '/' and '>' are reconsumed.
+		z.raw.end = i
+		z.data.end = i
 	}
 }
 
@@ -829,27 +848,21 @@ func (z *tokenizer) readTagName() {
 // Precondition: z.err == nil.
 func (z *tokenizer) readTagAttrKey() {
 	z.pendingAttr[0].start = z.raw.end
-	for {
-		c := z.readByte()
-		if z.err != nil {
-			z.pendingAttr[0].end = z.raw.end
-			return
-		}
-		switch c {
-		case '=':
-			if z.pendingAttr[0].start+1 == z.raw.end {
-				// WHATWG 13.2.5.32, if we see an equals sign before the attribute name
-				// begins, we treat it as a character in the attribute name and continue.
-				continue
-			}
-			fallthrough
-		case ' ', '\n', '\r', '\t', '\f', '/', '>':
-			// WHATWG 13.2.5.33 Attribute name state
-			// We need to reconsume the char in the after attribute name state to support the / character
-			z.raw.end--
-			z.pendingAttr[0].end = z.raw.end
-			return
-		}
+	s, i := z.src, z.raw.end
+	if i < len(s) && s[i] == '=' {
+		// WHATWG 13.2.5.32, if we see an equals sign before the attribute name
+		// begins, we treat it as a character in the attribute name and continue.
+		i++
+	}
+	for i < len(s) && !endsAttrKey[s[i]] {
+		i++
+	}
+	// WHATWG 13.2.5.33 Attribute name state: the byte that ends the name is reconsumed in the
+	// after attribute name state (to support the / character).
+	z.raw.end = i
+	z.pendingAttr[0].end = i
+	if i == len(s) {
+		z.err = io.EOF
 	}
 }
 
@@ -895,22 +908,22 @@ func (z *tokenizer) readTagAttrVal() {
 
 	default:
 		z.pendingAttr[1].start = z.raw.end - 1
-		for {
-			c := z.readByte()
-			if z.err != nil {
-				z.pendingAttr[1].end = z.raw.end
-				return
-			}
-			switch c {
-			case ' ', '\n', '\r', '\t', '\f':
-				z.pendingAttr[1].end = z.raw.end - 1
-				return
-			case '>':
-				z.raw.end--
-				z.pendingAttr[1].end = z.raw.end
-				return
-			}
+		s, i := z.src, z.raw.end
+		for i < len(s) && !endsUnquotedVal[s[i]] {
+			i++
 		}
+		switch {
+		case i == len(s):
+			z.raw.end = i
+			z.err = io.EOF
+		case s[i] == '>':
+			// Reconsumed.
+			z.raw.end = i
+		default:
+			// The white space is consumed.
+			z.raw.end = i + 1
+		}
+		z.pendingAttr[1].end = i
 	}
 }
 
