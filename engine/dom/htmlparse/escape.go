@@ -5,6 +5,7 @@
 package htmlparse
 
 import (
+	"bytes"
 	"slices"
 	"unicode/utf8"
 )
@@ -178,8 +179,14 @@ func unescape(b []byte, attribute bool) []byte {
 	reusingB := true
 	for src < len(b) {
 		if b[src] != '&' {
-			out = append(out, b[src])
-			src++
+			// The run up to the next '&' in one copy (upstream appends byte by byte); when out
+			// shares b, it starts no later than the run, and append copies like memmove.
+			j := bytes.IndexByte(b[src:], '&')
+			if j < 0 {
+				j = len(b) - src
+			}
+			out = append(out, b[src:src+j]...)
+			src += j
 			continue
 		}
 

@@ -1084,17 +1084,20 @@ var (
 // unless the text is raw. It is a substring of the input unless one of those changed something.
 func (z *tokenizer) text() string {
 	s := z.src[z.data.start:z.data.end]
-	convertNUL := z.convertNUL || z.tt == commentToken
-	if strings.IndexByte(s, '\r') < 0 &&
-		(!convertNUL || strings.IndexByte(s, 0) < 0) &&
-		(z.textIsRaw || strings.IndexByte(s, '&') < 0) {
+	hasCR := strings.IndexByte(s, '\r') >= 0
+	hasNUL := (z.convertNUL || z.tt == commentToken) && strings.IndexByte(s, 0) >= 0
+	hasAmp := !z.textIsRaw && strings.IndexByte(s, '&') >= 0
+	if !hasCR && !hasNUL && !hasAmp {
 		return s
 	}
-	b := convertNewlines(append(z.scratch[:0], s...))
-	if convertNUL && bytes.IndexByte(b, 0) >= 0 {
+	b := append(z.scratch[:0], s...)
+	if hasCR {
+		b = convertNewlines(b)
+	}
+	if hasNUL {
 		b = bytes.ReplaceAll(b, nul, replacement)
 	}
-	if !z.textIsRaw {
+	if hasAmp {
 		b = unescape(b, false)
 	}
 	z.scratch = b[:0]
@@ -1154,14 +1157,22 @@ func (z *tokenizer) attrKey(sp span) string {
 // entities unescaped as in an attribute.
 func (z *tokenizer) attrVal(sp span) string {
 	s := z.src[sp.start:sp.end]
-	if strings.IndexByte(s, '&') < 0 && strings.IndexByte(s, '\r') < 0 && strings.IndexByte(s, 0) < 0 {
+	hasCR := strings.IndexByte(s, '\r') >= 0
+	hasNUL := strings.IndexByte(s, 0) >= 0
+	hasAmp := strings.IndexByte(s, '&') >= 0
+	if !hasCR && !hasNUL && !hasAmp {
 		return s
 	}
 	b := append(z.scratch[:0], s...)
-	if bytes.IndexByte(b, 0) >= 0 {
+	if hasNUL {
 		b = bytes.ReplaceAll(b, nul, replacement)
 	}
-	b = unescape(convertNewlines(b), true)
+	if hasCR {
+		b = convertNewlines(b)
+	}
+	if hasAmp {
+		b = unescape(b, true)
+	}
 	z.scratch = b[:0]
 	if string(b) == s {
 		return s
