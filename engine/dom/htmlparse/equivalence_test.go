@@ -244,3 +244,25 @@ func TestEquivalentExhaustive(t *testing.T) {
 	}
 	t.Logf("%d inputs", n)
 }
+
+// TestParseErrors checks that where x/net/html refuses a document, Parse refuses it with the same
+// error and no tree.
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, body string }{
+		{"nested divs", strings.Repeat("<div>", 600)},
+		{"nested in a table cell", "<table><tr><td>" + strings.Repeat("<span>", 520)},
+		{"nested svg", "<svg>" + strings.Repeat("<g>", 520)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, wantErr := html.Parse(strings.NewReader(tt.body))
+			if wantErr == nil {
+				t.Fatal("x/net/html accepts it")
+			}
+			doc, err := Parse([]byte(tt.body))
+			if err == nil || err.Error() != wantErr.Error() || doc != nil {
+				t.Fatalf("got %v, %v; want nil, %v", doc, err, wantErr)
+			}
+		})
+	}
+}
