@@ -1203,14 +1203,8 @@ func (z *tokenizer) copyAttrs(attr []html.Attribute) []html.Attribute {
 	return a
 }
 
-// Token returns the current token. Its strings may share the input's copy.
-func (z *tokenizer) Token() token {
-	var t token
-	z.token(&t)
-	return t
-}
-
-// token sets *t to the current token, field by field (see newNode).
+// token sets *t to the current token, field by field (see newNode): upstream's Token, its
+// strings sharing the input's copy where they can.
 func (z *tokenizer) token(t *token) {
 	t.Type = z.tt
 	t.DataAtom = 0
