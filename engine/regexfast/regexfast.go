@@ -1,0 +1,332 @@
+// Package regexfast runs Go regular expressions of one common shape faster on long inputs, with
+// exactly the answers of the regexp package.
+//
+// The shape is a pattern cut by lazy wildcards, `(?s)<article.*?</article>` or
+// `(?s)<div class="x[^>]*>(.*?)(?:<footer|<a )`: pieces joined by `.*?`. On an input longer than
+// its backtracker takes (a few KB), the regexp package runs such a pattern on its NFA, which keeps
+// several threads alive across the whole span a `.*?` covers: about 100 ns a byte, so cutting a
+// 900 KB page into posts and reading each post's fields took a hundred milliseconds. Here each
+// piece is searched alone (a literal-prefixed search, through the regexp package) from where
+// the piece before it ended.
+//
+// Why the answers are the same: the regexp package answers the leftmost match, and among the
+// matches starting there the one a backtracking search meets first, which tries a lazy
+// wildcard's shorter spans first. So the match is found by taking the leftmost match of the first
+// piece, then the leftmost match of each next piece from where the piece before it ended (its
+// first match there being the one a backtracking search meets first), as long as every piece is
+// found; a pattern whose pieces hold no assertion (^, $, \b) matches a piece the same wherever
+// the input around it is cut. When a later piece is not found, another choice for an earlier
+// piece might still succeed: that search, rare, is handed to the regexp package from the first
+// piece's match on, where the leftmost match can start at the earliest.
+package regexfast
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// minStaged is the input length from which the pieces are searched one by one; below it the
+// regexp package's backtracker is as fast.
+const minStaged = 2048
+
+// Regexp is a compiled regular expression; its methods answer as the regexp package's
+// methods of the same name.
+type Regexp struct {
+	re     *regexp.Regexp
+	pieces []piece // nil: re runs as it is
+	minLen int     // the input length from which pieces are searched (minStaged; tests lower it)
+	// bounds[g] is, for a group g that spans pieces, the indexes in a piece-boundary list
+	// (2i: where piece i starts, 2i+1: where it ends) of the group's start and end.
+	bounds map[int][2]int
+}
+
+// piece is one stretch of the pattern between lazy wildcards.
+type piece struct {
+	re     *regexp.Regexp
+	groups []int // the pattern's group numbers of the piece's groups 1, 2, ...
+	// notNL: the wildcard before this piece is `.*?` without the s flag, which spans no '\n'.
+	notNL bool
+}
+
+// New returns re, with its pieces compiled when its pattern has the shape described above.
+func New(re *regexp.Regexp) *Regexp {
+	r := &Regexp{re: re, minLen: minStaged}
+	if re != nil {
+		r.stage()
+	}
+	return r
+}
+
+// MustCompile is New(regexp.MustCompile(pattern)).
+func MustCompile(pattern string) *Regexp { return New(regexp.MustCompile(pattern)) }
+
+// Regexp returns the regular expression.
+func (r *Regexp) Regexp() *regexp.Regexp { return r.re }
+
+// Staged reports whether the pattern is searched piece by piece on long inputs.
+func (r *Regexp) Staged() bool { return r.pieces != nil }
+
+// token kinds of a flattened pattern.
+const (
+	tPart  = iota // a part of a piece
+	tStar         // a lazy wildcard
+	tOpen         // a group that spans pieces opens
+	tClose        // and closes
+)
+
+type token struct {
+	kind  int
+	re    *syntax.Regexp // tPart
+	notNL bool           // tStar
+	group int            // tOpen, tClose
+}
+
+func (r *Regexp) stage() {
+	tree, err := syntax.Parse(r.re.String(), syntax.Perl)
+	if err != nil || hasAssertion(tree) {
+		return
+	}
+	var toks []token
+	if !flatten(tree, &toks) {
+		return
+	}
+	type boundary struct{ group, at int }
+	var opens, closes []boundary
+	var parts []*syntax.Regexp
+	var pieces []piece
+	var notNL bool
+	end := func() bool { // closes the piece being built
+		if len(parts) == 0 {
+			return false
+		}
+		p, ok := compilePiece(parts)
+		if !ok {
+			return false
+		}
+		p.notNL = notNL
+		pieces = append(pieces, p)
+		parts = nil
+		return true
+	}
+	stars := 0
+	for i, t := range toks {
+		switch t.kind {
+		case tPart:
+			parts = append(parts, t.re)
+		case tStar:
+			if !end() {
+				return // two wildcards in a row, or one first
+			}
+			notNL = t.notNL
+			stars++
+		case tOpen, tClose:
+			// Between a wildcard (or the pattern's start) and a piece: where the piece starts.
+			// After a piece's parts: where it ends, unless more of its parts follow.
+			at := 2 * len(pieces)
+			if len(parts) > 0 {
+				j := i + 1
+				for j < len(toks) && (toks[j].kind == tOpen || toks[j].kind == tClose) {
+					j++
+				}
+				if j < len(toks) && toks[j].kind == tPart {
+					return // a group boundary inside a piece
+				}
+				at++
+			}
+			b := boundary{t.group, at}
+			if t.kind == tOpen {
+				opens = append(opens, b)
+			} else {
+				closes = append(closes, b)
+			}
+		}
+	}
+	if stars == 0 || !end() {
+		return
+	}
+	// The first piece must not match empty: every match then advances a FindAll, as the
+	// regexp package's does after a non-empty match.
+	if pieces[0].re.MatchString("") {
+		return
+	}
+	bounds := map[int][2]int{}
+	for _, o := range opens {
+		bounds[o.group] = [2]int{o.at, -1}
+	}
+	for _, c := range closes {
+		b := bounds[c.group]
+		b[1] = c.at
+		bounds[c.group] = b
+	}
+	r.pieces, r.bounds = pieces, bounds
+}
+
+// flatten lists the pattern's parts, lazy wildcards and the groups around wildcards in order;
+// false when a wildcard sits anywhere else (in an alternation, a repetition).
+func flatten(re *syntax.Regexp, out *[]token) bool {
+	switch {
+	case re.Op == syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !flatten(sub, out) {
+				return false
+			}
+		}
+		return true
+	case isLazyWildcard(re):
+		*out = append(*out, token{kind: tStar, notNL: re.Sub[0].Op == syntax.OpAnyCharNotNL})
+		return true
+	case re.Op == syntax.OpCapture && hasLazyWildcard(re.Sub[0]):
+		*out = append(*out, token{kind: tOpen, group: re.Cap})
+		if !flatten(re.Sub[0], out) {
+			return false
+		}
+		*out = append(*out, token{kind: tClose, group: re.Cap})
+		return true
+	case hasLazyWildcard(re):
+		return false
+	}
+	*out = append(*out, token{kind: tPart, re: re})
+	return true
+}
+
+func isLazyWildcard(re *syntax.Regexp) bool {
+	return re.Op == syntax.OpStar && re.Flags&syntax.NonGreedy != 0 &&
+		(re.Sub[0].Op == syntax.OpAnyChar || re.Sub[0].Op == syntax.OpAnyCharNotNL)
+}
+
+func hasLazyWildcard(re *syntax.Regexp) bool {
+	if isLazyWildcard(re) {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasLazyWildcard(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAssertion reports an empty-width assertion, whose answer depends on the input around a
+// piece's match.
+func hasAssertion(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasAssertion(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// compilePiece compiles consecutive parts as a pattern of their own, noting which of the whole
+// pattern's groups its groups are.
+func compilePiece(parts []*syntax.Regexp) (piece, bool) {
+	tree := parts[0]
+	if len(parts) > 1 {
+		tree = &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}
+	}
+	re, err := regexp.Compile(tree.String())
+	if err != nil {
+		return piece{}, false
+	}
+	var groups []int
+	var walk func(*syntax.Regexp)
+	walk = func(x *syntax.Regexp) {
+		if x.Op == syntax.OpCapture {
+			groups = append(groups, x.Cap)
+		}
+		for _, sub := range x.Sub {
+			walk(sub)
+		}
+	}
+	walk(tree)
+	if len(groups) != re.NumSubexp() {
+		return piece{}, false
+	}
+	return piece{re: re, groups: groups}, true
+}
+
+// find is the leftmost match in s[pos:] with its groups, as offsets in s; nil for none.
+func (r *Regexp) find(s string, pos int) []int {
+	if r.pieces == nil || len(s)-pos < r.minLen {
+		return shift(r.re.FindStringSubmatchIndex(s[pos:]), pos)
+	}
+	first := shift(r.pieces[0].re.FindStringSubmatchIndex(s[pos:]), pos)
+	if first == nil {
+		return nil // every match starts with a match of the first piece
+	}
+	m := make([]int, 2*(r.re.NumSubexp()+1))
+	for i := range m {
+		m[i] = -1
+	}
+	edges := make([]int, 0, 2*len(r.pieces))
+	place := func(p piece, pm []int) {
+		edges = append(edges, pm[0], pm[1])
+		for i, g := range p.groups {
+			m[2*g], m[2*g+1] = pm[2*i+2], pm[2*i+3]
+		}
+	}
+	place(r.pieces[0], first)
+	for _, p := range r.pieces[1:] {
+		from := edges[len(edges)-1]
+		pm := shift(p.re.FindStringSubmatchIndex(s[from:]), from)
+		if pm == nil || p.notNL && strings.IndexByte(s[from:pm[0]], '\n') >= 0 {
+			// Another choice for an earlier piece may still match: the regexp package
+			// decides, from the earliest start a match can have.
+			return shift(r.re.FindStringSubmatchIndex(s[first[0]:]), first[0])
+		}
+		place(p, pm)
+	}
+	m[0], m[1] = edges[0], edges[len(edges)-1]
+	for g, b := range r.bounds {
+		m[2*g], m[2*g+1] = edges[b[0]], edges[b[1]]
+	}
+	return m
+}
+
+func shift(m []int, by int) []int {
+	if m == nil || by == 0 {
+		return m
+	}
+	for i, x := range m {
+		if x >= 0 {
+			m[i] = x + by
+		}
+	}
+	return m
+}
+
+// FindStringSubmatchIndex is regexp.Regexp.FindStringSubmatchIndex.
+func (r *Regexp) FindStringSubmatchIndex(s string) []int { return r.find(s, 0) }
+
+// FindAllStringSubmatchIndex is regexp.Regexp.FindAllStringSubmatchIndex.
+func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
+	if r.pieces == nil || len(s) < r.minLen {
+		return r.re.FindAllStringSubmatchIndex(s, n)
+	}
+	var out [][]int
+	// The first piece never matches empty, so neither does the pattern: each search starts
+	// where the match before it ended, as the regexp package's does after a non-empty match.
+	for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
+		m := r.find(s, pos)
+		if m == nil {
+			break
+		}
+		out = append(out, m)
+		pos = m[1]
+	}
+	return out
+}
+
+// MatchString is regexp.Regexp.MatchString.
+func (r *Regexp) MatchString(s string) bool {
+	if r.pieces == nil || len(s) < r.minLen {
+		return r.re.MatchString(s)
+	}
+	return r.find(s, 0) != nil
+}
