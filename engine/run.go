@@ -582,7 +582,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.scriptJSON != nil:
 			if i := src.scriptJSON.Start(sr.body); i >= 0 {
-				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Regexp()); err == nil {
+				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Fast()); err == nil {
 					v = x
 				}
 			}

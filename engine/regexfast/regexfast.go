@@ -21,9 +21,12 @@
 package regexfast
 
 import (
+	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // minStaged is the input length from which the pieces are searched one by one; below it the
@@ -36,6 +39,10 @@ type Regexp struct {
 	re     *regexp.Regexp
 	pieces []piece // nil: re runs as it is
 	minLen int     // the input length from which pieces are searched (minStaged; tests lower it)
+	// prefixes: every match starts with one of these literals (nil: unknown). anchored is the
+	// pattern anchored at the start of its input, tried where a prefix occurs.
+	prefixes []string
+	anchored *regexp.Regexp
 	// bounds[g] is, for a group g that spans pieces, the indexes in a piece-boundary list
 	// (2i: where piece i starts, 2i+1: where it ends) of the group's start and end.
 	bounds map[int][2]int
@@ -43,7 +50,7 @@ type Regexp struct {
 
 // piece is one stretch of the pattern between lazy wildcards.
 type piece struct {
-	re     *regexp.Regexp
+	re     *Regexp
 	groups []int // the pattern's group numbers of the piece's groups 1, 2, ...
 	// notNL: the wildcard before this piece is `.*?` without the s flag, which spans no '\n'.
 	notNL bool
@@ -52,8 +59,16 @@ type piece struct {
 // New returns re, with its pieces compiled when its pattern has the shape described above.
 func New(re *regexp.Regexp) *Regexp {
 	r := &Regexp{re: re, minLen: minStaged}
-	if re != nil {
-		r.stage()
+	if re == nil {
+		return r
+	}
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil || hasAssertion(tree) {
+		return r
+	}
+	r.stage(tree)
+	if r.pieces == nil {
+		r.candidates(tree)
 	}
 	return r
 }
@@ -66,6 +81,10 @@ func (r *Regexp) Regexp() *regexp.Regexp { return r.re }
 
 // Staged reports whether the pattern is searched piece by piece on long inputs.
 func (r *Regexp) Staged() bool { return r.pieces != nil }
+
+// Prefixed reports whether the pattern is tried, anchored, where the literals its matches start
+// with occur.
+func (r *Regexp) Prefixed() bool { return r.anchored != nil }
 
 // token kinds of a flattened pattern.
 const (
@@ -82,11 +101,7 @@ type token struct {
 	group int            // tOpen, tClose
 }
 
-func (r *Regexp) stage() {
-	tree, err := syntax.Parse(r.re.String(), syntax.Perl)
-	if err != nil || hasAssertion(tree) {
-		return
-	}
+func (r *Regexp) stage(tree *syntax.Regexp) {
 	var toks []token
 	if !flatten(tree, &toks) {
 		return
@@ -147,7 +162,7 @@ func (r *Regexp) stage() {
 	}
 	// The first piece must not match empty: every match then advances a FindAll, as the
 	// regexp package's does after a non-empty match.
-	if pieces[0].re.MatchString("") {
+	if pieces[0].re.re.MatchString("") {
 		return
 	}
 	bounds := map[int][2]int{}
@@ -230,10 +245,12 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 	if len(parts) > 1 {
 		tree = &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}
 	}
-	re, err := regexp.Compile(tree.String())
+	std, err := regexp.Compile(tree.String())
 	if err != nil {
 		return piece{}, false
 	}
+	re := &Regexp{re: std, minLen: minStaged}
+	re.candidates(tree)
 	var groups []int
 	var walk func(*syntax.Regexp)
 	walk = func(x *syntax.Regexp) {
@@ -245,18 +262,21 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 		}
 	}
 	walk(tree)
-	if len(groups) != re.NumSubexp() {
+	if len(groups) != std.NumSubexp() {
 		return piece{}, false
 	}
 	return piece{re: re, groups: groups}, true
 }
 
 // find is the leftmost match in s[pos:] with its groups, as offsets in s; nil for none.
-func (r *Regexp) find(s string, pos int) []int {
-	if r.pieces == nil || len(s)-pos < r.minLen {
-		return shift(r.re.FindStringSubmatchIndex(s[pos:]), pos)
+func find[T input](r *Regexp, s T, pos int) []int {
+	switch {
+	case len(s)-pos < r.minLen || r.pieces == nil && r.anchored == nil:
+		return shift(submatch(r.re, s[pos:]), pos)
+	case r.pieces == nil:
+		return findAnchored(r, s, pos)
 	}
-	first := shift(r.pieces[0].re.FindStringSubmatchIndex(s[pos:]), pos)
+	first := find(r.pieces[0].re, s, pos)
 	if first == nil {
 		return nil // every match starts with a match of the first piece
 	}
@@ -274,11 +294,11 @@ func (r *Regexp) find(s string, pos int) []int {
 	place(r.pieces[0], first)
 	for _, p := range r.pieces[1:] {
 		from := edges[len(edges)-1]
-		pm := shift(p.re.FindStringSubmatchIndex(s[from:]), from)
-		if pm == nil || p.notNL && strings.IndexByte(s[from:pm[0]], '\n') >= 0 {
+		pm := find(p.re, s, from)
+		if pm == nil || p.notNL && indexByte(s[from:pm[0]], '\n') >= 0 {
 			// Another choice for an earlier piece may still match: the regexp package
 			// decides, from the earliest start a match can have.
-			return shift(r.re.FindStringSubmatchIndex(s[first[0]:]), first[0])
+			return shift(submatch(r.re, s[first[0]:]), first[0])
 		}
 		place(p, pm)
 	}
@@ -302,18 +322,63 @@ func shift(m []int, by int) []int {
 }
 
 // FindStringSubmatchIndex is regexp.Regexp.FindStringSubmatchIndex.
-func (r *Regexp) FindStringSubmatchIndex(s string) []int { return r.find(s, 0) }
+func (r *Regexp) FindStringSubmatchIndex(s string) []int { return find(r, s, 0) }
+
+// FindIndex is regexp.Regexp.FindIndex.
+func (r *Regexp) FindIndex(b []byte) []int {
+	if r.pieces == nil && r.anchored == nil || len(b) < r.minLen {
+		return r.re.FindIndex(b)
+	}
+	if m := find(r, b, 0); m != nil {
+		return m[:2]
+	}
+	return nil
+}
+
+// input is what the regexp package searches: strings and byte slices.
+type input interface{ ~string | ~[]byte }
+
+// submatch is FindStringSubmatchIndex or FindSubmatchIndex.
+func submatch[T input](re *regexp.Regexp, s T) []int {
+	switch x := any(s).(type) {
+	case string:
+		return re.FindStringSubmatchIndex(x)
+	case []byte:
+		return re.FindSubmatchIndex(x)
+	}
+	panic("unreachable")
+}
+
+func index[T input](s T, lit string) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.Index(x, lit)
+	case []byte:
+		return bytes.Index(x, []byte(lit))
+	}
+	panic("unreachable")
+}
+
+func indexByte[T input](s T, c byte) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.IndexByte(x, c)
+	case []byte:
+		return bytes.IndexByte(x, c)
+	}
+	panic("unreachable")
+}
 
 // FindAllStringSubmatchIndex is regexp.Regexp.FindAllStringSubmatchIndex.
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	if r.pieces == nil || len(s) < r.minLen {
+	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	}
 	var out [][]int
-	// The first piece never matches empty, so neither does the pattern: each search starts
-	// where the match before it ended, as the regexp package's does after a non-empty match.
+	// The pattern never matches empty: each search starts where the match before it ended, as
+	// the regexp package's does after a non-empty match.
 	for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
-		m := r.find(s, pos)
+		m := find(r, s, pos)
 		if m == nil {
 			break
 		}
@@ -325,8 +390,123 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 
 // MatchString is regexp.Regexp.MatchString.
 func (r *Regexp) MatchString(s string) bool {
-	if r.pieces == nil || len(s) < r.minLen {
+	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
 		return r.re.MatchString(s)
 	}
-	return r.find(s, 0) != nil
+	return find(r, s, 0) != nil
+}
+
+// maxPrefixes bounds the literals a match may start with that are searched for.
+const maxPrefixes = 8
+
+// maxFailed is how many places where a prefix occurs but the pattern does not match are tried
+// before the rest of the input is handed to the regexp package: a try may scan far (`[^"]+`
+// finding no quote), so the work stays within maxFailed+1 times the regexp package's.
+const maxFailed = 32
+
+// candidates prepares the search by prefixes: the regexp package skips to its literal prefix
+// only while no thread of its NFA is alive, and keeps one alive across every long attribute a
+// prefix such as `<a href="` opens (and finds no prefix at all in `"(?:graphql|data)"`), while
+// the pattern anchored where a prefix occurs either matches or fails within a few bytes.
+func (r *Regexp) candidates(tree *syntax.Regexp) {
+	lits, _ := prefixes(tree)
+	if len(lits) == 0 || len(lits) > maxPrefixes {
+		return
+	}
+	for _, l := range lits {
+		if l == "" {
+			return
+		}
+	}
+	anchored, err := regexp.Compile(`^(?:` + tree.String() + `)`)
+	if err != nil || anchored.NumSubexp() != r.re.NumSubexp() {
+		return
+	}
+	r.prefixes, r.anchored = lits, anchored
+}
+
+// prefixes returns literals one of which every match of re starts with, and whether re matches
+// exactly those; nil when unknown.
+func prefixes(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		// Folded case matches other bytes; U+FFFD also matches each invalid byte of the input.
+		if re.Flags&syntax.FoldCase != 0 || slices.Contains(re.Rune, utf8.RuneError) {
+			return nil, false
+		}
+		return []string{string(re.Rune)}, true
+	case syntax.OpCapture:
+		return prefixes(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		exact := true
+		for _, sub := range re.Sub {
+			l, e := prefixes(sub)
+			if l == nil {
+				return nil, false
+			}
+			out, exact = append(out, l...), exact && e
+		}
+		return out, exact
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			l, e := prefixes(sub)
+			if l == nil {
+				return out, false
+			}
+			if len(out)*len(l) > maxPrefixes {
+				return out, false
+			}
+			var next []string
+			for _, a := range out {
+				for _, b := range l {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+			if !e {
+				return out, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// findAnchored is the leftmost match in s[pos:]: the first place a prefix occurs where the
+// anchored pattern matches. Prefixes start with an ASCII or a UTF-8 leading byte, never inside a
+// character, so each such place is one the regexp package's search tries too.
+func findAnchored[T input](r *Regexp, s T, pos int) []int {
+	next := make([]int, len(r.prefixes)) // where each prefix next occurs, from at
+	for i := range next {
+		next[i] = -1
+	}
+	failed := 0
+	for at := pos; ; {
+		c := -1
+		for i, l := range r.prefixes {
+			if next[i] < at && next[i] != len(s)+1 {
+				if j := index(s[at:], l); j >= 0 {
+					next[i] = at + j
+				} else {
+					next[i] = len(s) + 1 // none left
+				}
+			}
+			if next[i] <= len(s) && (c < 0 || next[i] < c) {
+				c = next[i]
+			}
+		}
+		if c < 0 {
+			return nil
+		}
+		if failed == maxFailed {
+			return shift(submatch(r.re, s[c:]), c)
+		}
+		if m := submatch(r.anchored, s[c:]); m != nil {
+			return shift(m, c)
+		}
+		failed++
+		at = c + 1
+	}
 }

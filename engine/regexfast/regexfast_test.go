@@ -15,6 +15,17 @@ var patterns = []struct {
 	pattern string
 	staged  bool
 }{
+	// searched by prefixes (see prefixed)
+	{`<a href="([^"]+)"[^>]*><abbr`, false},
+	{`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`, false},
+	{`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`, false},
+	{`(<b>|<i>)(a|bb)?`, false},
+	{`(?i)<a.*`, false},
+	{`\x{FFFD}a`, false},
+	{`x*</b>`, false},
+	{`</b>|`, false},
+	{`<b>|x`, false},
+
 	{"(?s)<article.*?</article>", true},
 	{`(?s)<div class="_5rgt _5nk5[^>]*>(.*?)(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`, true},
 	{`(?s)<div class="_5rgu.*?<img src="([^"]+)"`, true},
@@ -49,6 +60,15 @@ var patterns = []struct {
 	{`a.*?\nb`, true},
 }
 
+// prefixed says of some patterns whether they are tried where their prefixes occur.
+var prefixed = map[string]bool{
+	`<a href="([^"]+)"[^>]*><abbr`:                                  true,
+	`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`:                   true,
+	`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`: true,
+	`(<b>|<i>)(a|bb)?`:                                              true,
+	`<b>|x`:                                                         true,
+}
+
 // fragments make the random inputs: the patterns' literals, newlines, multi-byte and invalid
 // UTF-8.
 var fragments = []string{
@@ -57,7 +77,7 @@ var fragments = []string{
 	"<strong>", "<span>", "</a>", "</span></span>", "<span class=\"text_exposed_hide\">",
 	"<code x><!--", "--></code>", "data-sigil=\"actor-link\"", "data-sigil=\"comment-body\">", "</div>",
 	"<li>", "</li>", "<b>", "</b>", "<i>", "</i>", "<A", "</A>", "a", "b", "c", "d", "bb", "é", "\xff",
-	"\n", " ", "x", "text ", "\"", ">", "<",
+	"\n", " ", "x", "text ", "\"", ">", "<", "\"data\"", "\"graphql\" : { \"user\":", "\xef\xbf\xbd", "a\xff", "\t",
 }
 
 func randomInput(r *rand.Rand, n int) string {
@@ -79,7 +99,13 @@ func TestSameAsRegexp(t *testing.T) {
 			if fast.Staged() != p.staged {
 				t.Fatalf("staged %v, want %v", fast.Staged(), p.staged)
 			}
+			if want, ok := prefixed[p.pattern]; ok && fast.Prefixed() != want {
+				t.Fatalf("prefixed %v, want %v", fast.Prefixed(), want)
+			}
 			fast.minLen = 0
+			for _, p := range fast.pieces {
+				p.re.minLen = 0
+			}
 			for i := range 600 {
 				s := randomInput(r, r.IntN(200)+[]int{0, 50, 3000}[i%3])
 				if got, want := fast.FindStringSubmatchIndex(s), std.FindStringSubmatchIndex(s); !reflect.DeepEqual(got, want) {
@@ -89,6 +115,9 @@ func TestSameAsRegexp(t *testing.T) {
 					if got, want := fast.FindAllStringSubmatchIndex(s, n), std.FindAllStringSubmatchIndex(s, n); !reflect.DeepEqual(got, want) {
 						t.Fatalf("FindAllStringSubmatchIndex(%q, %d) = %v, want %v", s, n, got, want)
 					}
+				}
+				if got, want := fast.FindIndex([]byte(s)), std.FindIndex([]byte(s)); !reflect.DeepEqual(got, want) {
+					t.Fatalf("FindIndex(%q) = %v, want %v", s, got, want)
 				}
 				if got, want := fast.MatchString(s), std.MatchString(s); got != want {
 					t.Fatalf("MatchString(%q) = %v, want %v", s, got, want)
@@ -111,6 +140,9 @@ func FuzzSameAsRegexp(f *testing.F) {
 		}
 		fast := New(std)
 		fast.minLen = 0
+		for _, p := range fast.pieces {
+			p.re.minLen = 0
+		}
 		if got, want := fast.FindAllStringSubmatchIndex(s, -1), std.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q on %q: %v, want %v", pattern, s, got, want)
 		}
