@@ -571,8 +571,11 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 		case src.body:
 			if sr.jsonOK {
 				v = sr.json
-			} else if x, err := dom.DecodeJSON(sr.body); err == nil {
-				v = x
+			} else if dom.MaybeJSON(sr.body) {
+				// Not an HTML page, which DecodeJSON would scan whole before failing at its '<'.
+				if x, err := dom.DecodeJSON(sr.body); err == nil {
+					v = x
+				}
 			}
 		case src.jsonLD != "":
 			if n := sr.html; n != nil {
