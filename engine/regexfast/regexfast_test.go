@@ -178,3 +178,21 @@ func BenchmarkStaged(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrefixed is a script marker whose matches start with one of two literals (no literal
+// prefix for the regexp package), absent from a 1 MB page as on instagram's profile page.
+func BenchmarkPrefixed(b *testing.B) {
+	page := []byte(strings.Repeat(`<div class="a" data-x="{&quot;k&quot;:1}">text</div><script>var data = {"data": 1};</script>`, 10000))
+	std := regexp.MustCompile(`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`)
+	fast := New(std)
+	b.Run("regexfast", func(b *testing.B) {
+		for b.Loop() {
+			fast.FindIndex(page)
+		}
+	})
+	b.Run("regexp", func(b *testing.B) {
+		for b.Loop() {
+			std.FindIndex(page)
+		}
+	})
+}
