@@ -269,24 +269,30 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 }
 
 // find is the leftmost match in s[pos:] with its groups, as offsets in s; nil for none.
-func find[T input](r *Regexp, s T, pos int) []int {
+func find[T input](r *Regexp, s T, pos int, groups bool) []int {
 	switch {
 	case len(s)-pos < r.minLen || r.pieces == nil && r.anchored == nil:
-		return shift(submatch(r.re, s[pos:]), pos)
+		return shift(submatch(r.re, s[pos:], groups), pos)
 	case r.pieces == nil:
-		return findAnchored(r, s, pos)
+		return findAnchored(r, s, pos, groups)
 	}
-	first := find(r.pieces[0].re, s, pos)
+	first := find(r.pieces[0].re, s, pos, groups)
 	if first == nil {
 		return nil // every match starts with a match of the first piece
 	}
-	m := make([]int, 2*(r.re.NumSubexp()+1))
+	m := make([]int, 2)
+	if groups {
+		m = make([]int, 2*(r.re.NumSubexp()+1))
+	}
 	for i := range m {
 		m[i] = -1
 	}
 	edges := make([]int, 0, 2*len(r.pieces))
 	place := func(p piece, pm []int) {
 		edges = append(edges, pm[0], pm[1])
+		if !groups {
+			return
+		}
 		for i, g := range p.groups {
 			m[2*g], m[2*g+1] = pm[2*i+2], pm[2*i+3]
 		}
@@ -294,15 +300,18 @@ func find[T input](r *Regexp, s T, pos int) []int {
 	place(r.pieces[0], first)
 	for _, p := range r.pieces[1:] {
 		from := edges[len(edges)-1]
-		pm := find(p.re, s, from)
+		pm := find(p.re, s, from, groups)
 		if pm == nil || p.notNL && indexByte(s[from:pm[0]], '\n') >= 0 {
 			// Another choice for an earlier piece may still match: the regexp package
 			// decides, from the earliest start a match can have.
-			return shift(submatch(r.re, s[first[0]:]), first[0])
+			return shift(submatch(r.re, s[first[0]:], groups), first[0])
 		}
 		place(p, pm)
 	}
 	m[0], m[1] = edges[0], edges[len(edges)-1]
+	if !groups {
+		return m
+	}
 	for g, b := range r.bounds {
 		m[2*g], m[2*g+1] = edges[b[0]], edges[b[1]]
 	}
@@ -322,28 +331,32 @@ func shift(m []int, by int) []int {
 }
 
 // FindStringSubmatchIndex is regexp.Regexp.FindStringSubmatchIndex.
-func (r *Regexp) FindStringSubmatchIndex(s string) []int { return find(r, s, 0) }
+func (r *Regexp) FindStringSubmatchIndex(s string) []int { return find(r, s, 0, true) }
 
 // FindIndex is regexp.Regexp.FindIndex.
 func (r *Regexp) FindIndex(b []byte) []int {
 	if r.pieces == nil && r.anchored == nil || len(b) < r.minLen {
 		return r.re.FindIndex(b)
 	}
-	if m := find(r, b, 0); m != nil {
-		return m[:2]
-	}
-	return nil
+	return find(r, b, 0, false)
 }
 
 // input is what the regexp package searches: strings and byte slices.
 type input interface{ ~string | ~[]byte }
 
-// submatch is FindStringSubmatchIndex or FindSubmatchIndex.
-func submatch[T input](re *regexp.Regexp, s T) []int {
+// submatch is FindStringSubmatchIndex or FindSubmatchIndex, or without groups (which the
+// regexp package's NFA would otherwise track) FindStringIndex or FindIndex.
+func submatch[T input](re *regexp.Regexp, s T, groups bool) []int {
 	switch x := any(s).(type) {
 	case string:
+		if !groups {
+			return re.FindStringIndex(x)
+		}
 		return re.FindStringSubmatchIndex(x)
 	case []byte:
+		if !groups {
+			return re.FindIndex(x)
+		}
 		return re.FindSubmatchIndex(x)
 	}
 	panic("unreachable")
@@ -378,7 +391,7 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	// The pattern never matches empty: each search starts where the match before it ended, as
 	// the regexp package's does after a non-empty match.
 	for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
-		m := find(r, s, pos)
+		m := find(r, s, pos, true)
 		if m == nil {
 			break
 		}
@@ -393,7 +406,7 @@ func (r *Regexp) MatchString(s string) bool {
 	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
 		return r.re.MatchString(s)
 	}
-	return find(r, s, 0) != nil
+	return find(r, s, 0, false) != nil
 }
 
 // maxPrefixes bounds the literals a match may start with that are searched for.
@@ -477,7 +490,7 @@ func prefixes(re *syntax.Regexp) ([]string, bool) {
 // findAnchored is the leftmost match in s[pos:]: the first place a prefix occurs where the
 // anchored pattern matches. Prefixes start with an ASCII or a UTF-8 leading byte, never inside a
 // character, so each such place is one the regexp package's search tries too.
-func findAnchored[T input](r *Regexp, s T, pos int) []int {
+func findAnchored[T input](r *Regexp, s T, pos int, groups bool) []int {
 	next := make([]int, len(r.prefixes)) // where each prefix next occurs, from at
 	for i := range next {
 		next[i] = -1
@@ -501,9 +514,9 @@ func findAnchored[T input](r *Regexp, s T, pos int) []int {
 			return nil
 		}
 		if failed == maxFailed {
-			return shift(submatch(r.re, s[c:]), c)
+			return shift(submatch(r.re, s[c:], groups), c)
 		}
-		if m := submatch(r.anchored, s[c:]); m != nil {
+		if m := submatch(r.anchored, s[c:], groups); m != nil {
 			return shift(m, c)
 		}
 		failed++
