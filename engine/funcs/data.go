@@ -273,7 +273,10 @@ const findBudget = 2_000_000
 func findKey(v any, key string, all bool) []any {
 	f := finder{key: key, budget: findBudget}
 	if !all {
-		f.first(v)
+		f.first(v, 0)
+		if f.tooDeep {
+			return findKeySorted(v, key, false)
+		}
 		return f.out
 	}
 	out, ok := f.every(v)
@@ -283,6 +286,11 @@ func findKey(v any, key string, all bool) []any {
 	return out
 }
 
+// maxFindDepth is the nesting past which findKey leaves the walk to findKeySorted. Decoded JSON
+// is at most dom.MaxDepth deep; only a cycle among Go values goes further, down to the budget,
+// and findKeySorted's smaller frames take those two million levels within the stack's limit.
+const maxFindDepth = 10_000
+
 // finder is one findKey's state.
 type finder struct {
 	key    string
@@ -290,6 +298,8 @@ type finder struct {
 	out    []any
 	keys   []string // find's sorted keys, a stack of one segment per map being walked
 	scored []scored // findAll's matching entries of the maps being walked, also a stack
+	// tooDeep: the walk went past maxFindDepth and stopped.
+	tooDeep bool
 }
 
 // scored is a map entry of findAll's that holds matches: its key, and where its matches (its own
@@ -301,13 +311,17 @@ type scored struct {
 
 // first is findKeySorted's walk for the first match, node for node, with the keys of a
 // map[string]any sorted in f.keys. It reports whether the walk must stop.
-func (f *finder) first(v any) bool {
+func (f *finder) first(v any, depth int) bool {
 	if f.budget--; f.budget < 0 {
+		return true
+	}
+	if depth > maxFindDepth {
+		f.tooDeep = true
 		return true
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return f.firstOther(v)
+		return f.firstOther(v, depth)
 	}
 	mark := len(f.keys)
 	for k := range m {
@@ -323,7 +337,7 @@ func (f *finder) first(v any) bool {
 			f.out = append(f.out, val)
 			return true
 		}
-		if f.first(val) {
+		if f.first(val, depth+1) {
 			return true
 		}
 	}
@@ -331,10 +345,10 @@ func (f *finder) first(v any) bool {
 }
 
 // firstOther is first for lists and for the maps and structs entriesOf reads.
-func (f *finder) firstOther(v any) bool {
+func (f *finder) firstOther(v any, depth int) bool {
 	if l, ok := listOf(v); ok {
 		for _, x := range l {
-			if f.first(x) {
+			if f.first(x, depth+1) {
 				return true
 			}
 		}
@@ -349,7 +363,7 @@ func (f *finder) firstOther(v any) bool {
 			f.out = append(f.out, e.val)
 			return true
 		}
-		if f.first(e.val) {
+		if f.first(e.val, depth+1) {
 			return true
 		}
 	}
@@ -360,20 +374,21 @@ func (f *finder) firstOther(v any) bool {
 // false when the budget ran out (the caller then walks in findKeySorted's order, which decides
 // which nodes the budget reaches).
 func (f *finder) every(v any) ([]any, bool) {
-	ok := f.collect(v)
+	ok := f.collect(v, 0)
 	return f.out, ok
 }
 
-// collect appends the matches below v to f.out in findKeySorted's order.
-func (f *finder) collect(v any) bool {
-	if f.budget--; f.budget < 0 {
+// collect appends the matches below v to f.out in findKeySorted's order; false when the budget
+// ran out or the walk went past maxFindDepth.
+func (f *finder) collect(v any, depth int) bool {
+	if f.budget--; f.budget < 0 || depth > maxFindDepth {
 		return false
 	}
 	m, isMap := v.(map[string]any)
 	if !isMap {
 		if l, ok := listOf(v); ok {
 			for _, x := range l {
-				if !f.collect(x) {
+				if !f.collect(x, depth+1) {
 					return false
 				}
 			}
@@ -387,7 +402,7 @@ func (f *finder) collect(v any) bool {
 			if e.key == f.key && e.val != nil {
 				f.out = append(f.out, e.val)
 			}
-			if !f.collect(e.val) {
+			if !f.collect(e.val, depth+1) {
 				return false
 			}
 		}
@@ -400,7 +415,7 @@ func (f *finder) collect(v any) bool {
 		if k == f.key && val != nil {
 			f.out = append(f.out, val)
 		}
-		if !f.collect(val) {
+		if !f.collect(val, depth+1) {
 			return false
 		}
 		if len(f.out) > from {

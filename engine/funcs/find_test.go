@@ -49,13 +49,18 @@ func TestFindKeySameAsSorted(t *testing.T) {
 	}
 	big[len(big)-1] = map[string]any{"k": "past the budget"}
 	big[3] = map[string]any{"k": "within the budget"}
+	// Nested deeper than maxFindDepth, a match at the bottom: the walk is findKeySorted's.
+	var deep any = map[string]any{"k": "bottom"}
+	for range maxFindDepth + 5 {
+		deep = map[string]any{"a": deep, "z": []any{1}}
+	}
 
 	// The walks the budget cuts short are slow (a cycle is two million calls deep): each once.
 	for _, c := range []struct {
 		v   any
 		key string
 		all bool
-	}{{cyclic, "missing", true}, {big, "k", true}, {big, "missing", false}} {
+	}{{cyclic, "missing", true}, {big, "k", true}, {big, "missing", false}, {deep, "k", true}, {deep, "k", false}} {
 		got, want := findKey(c.v, c.key, c.all), findKeySorted(c.v, c.key, c.all)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%T, key %q, all %v: got %v, want %v", c.v, c.key, c.all, got, want)
