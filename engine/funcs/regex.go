@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sync"
 
+	"asa/engine/regexfast"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/conf"
@@ -28,7 +29,7 @@ type regexCache struct {
 
 type regexEntry struct {
 	pattern string
-	re      *regexp.Regexp
+	re      *regexfast.Regexp
 	err     error
 }
 
@@ -36,7 +37,10 @@ func newRegexCache(max int) *regexCache {
 	return &regexCache{max: max, order: list.New(), byKey: map[string]*list.Element{}}
 }
 
-func (c *regexCache) get(pattern string) (*regexp.Regexp, error) {
+// get returns the compiled pattern. A pattern cut by lazy wildcards, `(?s)<article.*?</article>`,
+// is searched piece by piece on long inputs (regexfast): the regexp package would run it on its
+// NFA across whole pages.
+func (c *regexCache) get(pattern string) (*regexfast.Regexp, error) {
 	if len(pattern) > MaxPattern {
 		// Not cached: the cache would hold the pattern, and a refusal costs nothing to repeat.
 		return nil, fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)
@@ -52,9 +56,12 @@ func (c *regexCache) get(pattern string) (*regexp.Regexp, error) {
 
 	// Compile outside the lock: two goroutines may compile the same pattern once each, which is
 	// cheaper than serialising every compilation.
-	re, err := regexp.Compile(pattern)
+	std, err := regexp.Compile(pattern)
+	var re *regexfast.Regexp
 	if err != nil {
 		err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
+	} else {
+		re = regexfast.New(std)
 	}
 
 	c.mu.Lock()
@@ -188,5 +195,5 @@ func (s *Set) reReplace(str, pattern, repl string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return re.ReplaceAllString(str, repl), nil
+	return re.Regexp().ReplaceAllString(str, repl), nil
 }
