@@ -40,6 +40,11 @@ type fastBranch struct {
 	self   *xpathSel
 	native *nativePath // self::<step>... evaluated natively, when of the native subset
 
+	// first is the first step alone (self::<step>[preds]), natively, when the whole path is not
+	// native but that step is: a candidate it rejects selects nothing, so it is passed over without
+	// an antchfx evaluation, and only the candidates it keeps count against maxCandidates.
+	first *nativePath
+
 	// positional: a later step has a position, whose order over nested candidates is antchfx's
 	// own (not document order), so nested candidates go to the original XPath.
 	positional bool
@@ -264,6 +269,9 @@ func analyzeBranch(b string) *fastBranch {
 	// The rest of the path usually belongs to the native subset: then each candidate is checked on
 	// the node tree directly, cheap enough to take many more candidates than antchfx could.
 	fb.native = parseNativePath("self::" + fb.tag + b[len(m[0]):])
+	if fb.native == nil && len(preds) > 0 {
+		fb.first = parseNativePath("self::" + fb.tag + b[len(m[0]):len(b)-len(rest)])
+	}
 	return fb
 }
 
@@ -491,6 +499,9 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		for _, l := range lists {
 			total += len(l)
 		}
+		if total > maxCandidates && b.first != nil && total <= maxNativeCandidates {
+			lists, total = b.keepFirst(idx.root, lists)
+		}
 		if total > maxCandidates && (b.native == nil || total > maxNativeCandidates) {
 			return nil, false
 		}
@@ -510,6 +521,9 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 					if len(got) > before {
 						from = append(from, c)
 					}
+					continue
+				}
+				if b.first != nil && !b.firstSelects(idx.root, c) {
 					continue
 				}
 				e := b.self.get()
@@ -568,6 +582,28 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		return v, true
 	}
 	return found, true
+}
+
+// keepFirst returns each list of candidates with only those the branch's first step selects (in
+// the same order; as many lists, so the merging below is unchanged) and their number.
+func (b *fastBranch) keepFirst(root *html.Node, lists [][]*html.Node) ([][]*html.Node, int) {
+	out := make([][]*html.Node, len(lists))
+	total := 0
+	for i, cands := range lists {
+		for _, c := range cands {
+			if (b.tag == "*" || c.Data == b.tag) && b.firstSelects(root, c) {
+				out[i] = append(out[i], c)
+			}
+		}
+		total += len(out[i])
+	}
+	return out, total
+}
+
+// firstSelects reports whether the branch's first step selects the candidate c.
+func (b *fastBranch) firstSelects(root, c *html.Node) bool {
+	n, _ := b.first.first(root, c, nil)
+	return n != nil
 }
 
 // sortUnique puts nodes in document order without duplicates, as an XPath node set is (HTML and XML
