@@ -100,6 +100,12 @@ func TestFastXPathMatchesFull(t *testing.T) {
 			if got != wantS {
 				t.Errorf("%s on %s:\nindexed %s\nfull    %s", s.src, filepath.Base(page), got, wantS)
 			}
+			if s.fast.wrapper != "count" {
+				first, _ := s.fast.evalFirst(idx, true)
+				if got, wantS := firstOf(first), firstOf(full); got != wantS {
+					t.Errorf("%s on %s, first only:\nindexed %s\nfull    %s", s.src, filepath.Base(page), got, wantS)
+				}
+			}
 			checked.Add(1)
 		}
 	})

@@ -482,7 +482,15 @@ func nextNode(n, root *html.Node) *html.Node {
 // eval runs the index plan. ok is false when the original XPath must run instead. A union's nodes
 // are in document order, each once (antchfx would put the left branch's first); each branch's nodes
 // are in the order antchfx has them.
-func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
+func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) { return fx.evalFirst(idx, false) }
+
+// evalFirst is eval; with first, a node set that eval would sort holds only its first node, found
+// without sorting (a rule's existence test or a single-valued field reads no further).
+func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
+	order := sortUnique
+	if first && fx.wrapper != "count" {
+		order = firstInOrder
+	}
 	var found []xpath.NodeNavigator
 	for _, b := range fx.branches {
 		var lists [][]*html.Node
@@ -553,18 +561,18 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 			return nil, false
 		}
 		if len(lists) > 1 || nested(from) {
-			got = sortUnique(got)
+			got = order(got)
 		}
 		found = append(found, got...)
 	}
 	if len(fx.branches) > 1 {
 		// A union is in document order, each node once.
-		found = sortUnique(found)
+		found = order(found)
 	}
 	switch fx.wrapper {
 	case "first":
 		if len(found) > 1 {
-			found = sortUnique(found) // (X)[1]: the first in document order
+			found = order(found) // (X)[1]: the first in document order
 		}
 		return found[:min(1, len(found))], true
 	case "boolean":
@@ -641,6 +649,28 @@ func sortUnique(ns []xpath.NodeNavigator) []xpath.NodeNavigator {
 		}
 	}
 	return out
+}
+
+// firstInOrder is sortUnique(ns) cut to its first node, without the sort: the earliest node in
+// document order, the first of nodes that compare equal (as the stable sort keeps them), or ns's
+// first when sortUnique would leave ns as it is.
+func firstInOrder(ns []xpath.NodeNavigator) []xpath.NodeNavigator {
+	if len(ns) < 2 {
+		return ns
+	}
+	best := 0
+	for i, n := range ns[1:] {
+		// Order answers ok by the kinds of the two alone, so a mix shows against any node of
+		// ns[0]'s kind, as sortUnique checks it against ns[0].
+		c, ok := dom.Order(n, ns[best])
+		if !ok {
+			return ns[:1]
+		}
+		if c < 0 {
+			best = i + 1
+		}
+	}
+	return ns[best : best+1]
 }
 
 // nested reports whether one node of ns is an ancestor of another: their results would interleave.
