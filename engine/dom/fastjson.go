@@ -28,6 +28,12 @@ type fastDecoder struct {
 	b   []byte
 	i   int
 	buf []byte // scratch for strings with escapes
+
+	// recent holds recent short strings, so a key that repeats (every element of an array of
+	// records has the same few) or an enumeration value ("USD", "Product") is one string, not one
+	// allocation per occurrence. A slot is chosen by length and end bytes; a string that is not in
+	// its slot replaces what is there.
+	recent [64]string
 }
 
 func (d *fastDecoder) space() {
@@ -51,7 +57,7 @@ func (d *fastDecoder) value() (any, bool) {
 	case c == '[':
 		return d.array()
 	case c == '"':
-		s, ok := d.str()
+		s, ok := d.short()
 		return s, ok
 	case c == 't':
 		return true, d.word("true")
@@ -85,7 +91,7 @@ func (d *fastDecoder) object() (any, bool) {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		k, ok := d.short()
 		if !ok {
 			return nil, false
 		}
@@ -147,6 +153,34 @@ func (d *fastDecoder) array() (any, bool) {
 		}
 	}
 }
+
+// short reads a string at d.i (a '"'): str, with a short plain ASCII string taken from d.recent
+// when it is there.
+func (d *fastDecoder) short() (string, bool) {
+	start := d.i + 1
+	for j := start; j < len(d.b) && j-start <= maxRecent; j++ {
+		c := d.b[j]
+		if c == '"' {
+			if j == start {
+				break
+			}
+			k := d.b[start:j]
+			slot := &d.recent[(len(k)*7+int(k[0])*3+int(k[len(k)-1]))&(len(d.recent)-1)]
+			if *slot != string(k) {
+				*slot = string(k)
+			}
+			d.i = j + 1
+			return *slot, true
+		}
+		if c == '\\' || c < ' ' || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return d.str()
+}
+
+// maxRecent is the longest string d.recent holds: longer ones (URLs, text) rarely repeat.
+const maxRecent = 40
 
 // str reads a string at d.i (a '"'). Escapes other than a surrogate \u are decoded here; a
 // surrogate, a control byte or a byte sequence that is not UTF-8 is left to encoding/json.

@@ -21,6 +21,10 @@ var fastJSONCases = []struct {
 	{`"x\"\\\/\b\f\n\r\t\u00e9\u20ac"`, true},
 	{`"é€ plain"`, true},
 	{`{"a":1,"a":2}`, true},
+	// short strings are shared through a small cache: repeats, slot collisions ("ad" and "ba"),
+	// the longest kept and one longer, non-ASCII, escaped, empty
+	{`[{"ad":"ba","ba":"ad"},{"ad":"ab","ba":"ba"},{"ad":"","ba":"\u0061d"}]`, true},
+	{`{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","é":"é","a\"b":"a\"b"}`, true},
 	{`-0.5e+10`, true},
 	{`0`, true},
 	{`1E3`, true},

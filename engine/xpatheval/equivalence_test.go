@@ -100,6 +100,12 @@ func TestFastXPathMatchesFull(t *testing.T) {
 			if got != wantS {
 				t.Errorf("%s on %s:\nindexed %s\nfull    %s", s.src, filepath.Base(page), got, wantS)
 			}
+			if s.fast.wrapper != "count" {
+				first, _ := s.fast.evalFirst(idx, true)
+				if got, wantS := firstOf(first), firstOf(full); got != wantS {
+					t.Errorf("%s on %s, first only:\nindexed %s\nfull    %s", s.src, filepath.Base(page), got, wantS)
+				}
+			}
 			checked.Add(1)
 		}
 	})
@@ -522,6 +528,62 @@ func TestNativeRefuses(t *testing.T) {
 	} {
 		if compileNative(src) == nil {
 			t.Errorf("%s: not native", src)
+		}
+	}
+}
+
+// TestIndexFirstStepFilter checks the index path of XPaths whose rest is not native, on a page with
+// more candidates of the first step's tag than maxCandidates: the first step's predicates filter
+// them natively, and the answer is antchfx's whenever the index path answers.
+func TestIndexFirstStepFilter(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><body><h1>top</h1>")
+	for i := range maxCandidates + 50 {
+		switch i {
+		case 40, 41:
+			fmt.Fprintf(&b, "<h1>h%d</h1><div class='grid x'><h1>in</h1></div>", i)
+		case 200:
+			b.WriteString("<div class='grid'><div class='grid'><h1>nested</h1></div></div>")
+		default:
+			fmt.Fprintf(&b, "<div class='c%d'><span>%d</span></div>", i, i)
+		}
+	}
+	b.WriteString("</body></html>")
+	root, err := dom.ParseHTML([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		src     string
+		indexed bool // the index path answers (not the fallback)
+	}{
+		{"//div[contains(@class, 'x')]/preceding::h1[1]", true},
+		{"//div[contains(@class, 'x')]/preceding::h1", true},
+		{"//div[contains(@class, 'grid')]/preceding::h1[1]", false}, // nested candidates, positional rest
+		{"//div[contains(@class, 'grid')]/following::span", true},
+		{"//div[starts-with(@class, 'c1')]/following::span[1]", true},
+		{"//div[starts-with(@class, 'c')]/following::span[1]", false}, // too many candidates kept
+		{"//div/preceding::h1", false},                                // no predicate to filter with
+	}
+	for _, tt := range tests {
+		want := newIndexWant()
+		fx := analyzeXPath(tt.src, want)
+		if fx == nil {
+			t.Fatalf("%s: not indexable", tt.src)
+		}
+		x, err := newXPathSel(tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := fx.eval(buildIndex(root, want))
+		if ok != tt.indexed {
+			t.Errorf("%s: index path answered %v, want %v", tt.src, ok, tt.indexed)
+		}
+		if !ok {
+			continue
+		}
+		if g, w := describeResult(got), describeResult(referenceXPath(x, root, root)); g != w {
+			t.Errorf("%s:\nindexed %s\nfull    %s", tt.src, g, w)
 		}
 	}
 }

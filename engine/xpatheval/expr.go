@@ -230,7 +230,7 @@ func (ev *Evaluator) Nodes(x *Expr, ctx xpath.NodeNavigator) []xpath.NodeNavigat
 func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool) any {
 	if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
 		if x.fast != nil && ev.want != nil {
-			if res, ok := x.fast.eval(ev.indexFor(h.Root())); ok {
+			if res, ok := x.fast.evalFirst(ev.indexFor(h.Root()), !all); ok {
 				return nodeResult(res, all, text)
 			}
 		}

@@ -103,8 +103,25 @@ func checkXPathWays(t *testing.T, doc, src string) {
 					t.Fatalf("%s\non %s\nindexed:\ngot  %s\nwant %s", src, doc, g, w)
 				}
 			}
+			if got, ok := fx.evalFirst(idx, true); ok {
+				exp := w
+				if fx.wrapper != "count" {
+					exp = nodeIDs(firstNode(want), ids)
+				}
+				if g := nodeIDs(firstNode(got), ids); g != exp {
+					t.Fatalf("%s\non %s\nindexed, first only:\ngot  %s\nwant %s", src, doc, g, exp)
+				}
+			}
 		}
 	}
+}
+
+// firstNode is a node set cut to its first node; any other value as it is.
+func firstNode(v any) any {
+	if ns, ok := v.([]xpath.NodeNavigator); ok && len(ns) > 1 {
+		return ns[:1]
+	}
+	return v
 }
 
 // referenceXPath is antchfx's answer with the engine's departures from it, each where antchfx's

@@ -40,6 +40,11 @@ type fastBranch struct {
 	self   *xpathSel
 	native *nativePath // self::<step>... evaluated natively, when of the native subset
 
+	// first is the first step alone (self::<step>[preds]), natively, when the whole path is not
+	// native but that step is: a candidate it rejects selects nothing, so it is passed over without
+	// an antchfx evaluation, and only the candidates it keeps count against maxCandidates.
+	first *nativePath
+
 	// positional: a later step has a position, whose order over nested candidates is antchfx's
 	// own (not document order), so nested candidates go to the original XPath.
 	positional bool
@@ -264,6 +269,9 @@ func analyzeBranch(b string) *fastBranch {
 	// The rest of the path usually belongs to the native subset: then each candidate is checked on
 	// the node tree directly, cheap enough to take many more candidates than antchfx could.
 	fb.native = parseNativePath("self::" + fb.tag + b[len(m[0]):])
+	if fb.native == nil && len(preds) > 0 {
+		fb.first = parseNativePath("self::" + fb.tag + b[len(m[0]):len(b)-len(rest)])
+	}
 	return fb
 }
 
@@ -474,7 +482,15 @@ func nextNode(n, root *html.Node) *html.Node {
 // eval runs the index plan. ok is false when the original XPath must run instead. A union's nodes
 // are in document order, each once (antchfx would put the left branch's first); each branch's nodes
 // are in the order antchfx has them.
-func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
+func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) { return fx.evalFirst(idx, false) }
+
+// evalFirst is eval; with first, a node set that eval would sort holds only its first node, found
+// without sorting (a rule's existence test or a single-valued field reads no further).
+func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
+	order := sortUnique
+	if first && fx.wrapper != "count" {
+		order = firstInOrder
+	}
 	var found []xpath.NodeNavigator
 	for _, b := range fx.branches {
 		var lists [][]*html.Node
@@ -490,6 +506,9 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		total := 0
 		for _, l := range lists {
 			total += len(l)
+		}
+		if total > maxCandidates && b.first != nil && total <= maxNativeCandidates {
+			lists, total = b.keepFirst(idx.root, lists)
 		}
 		if total > maxCandidates && (b.native == nil || total > maxNativeCandidates) {
 			return nil, false
@@ -510,6 +529,9 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 					if len(got) > before {
 						from = append(from, c)
 					}
+					continue
+				}
+				if b.first != nil && !b.firstSelects(idx.root, c) {
 					continue
 				}
 				e := b.self.get()
@@ -539,18 +561,18 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 			return nil, false
 		}
 		if len(lists) > 1 || nested(from) {
-			got = sortUnique(got)
+			got = order(got)
 		}
 		found = append(found, got...)
 	}
 	if len(fx.branches) > 1 {
 		// A union is in document order, each node once.
-		found = sortUnique(found)
+		found = order(found)
 	}
 	switch fx.wrapper {
 	case "first":
 		if len(found) > 1 {
-			found = sortUnique(found) // (X)[1]: the first in document order
+			found = order(found) // (X)[1]: the first in document order
 		}
 		return found[:min(1, len(found))], true
 	case "boolean":
@@ -568,6 +590,28 @@ func (fx *fastXPath) eval(idx *docIndex) (res any, ok bool) {
 		return v, true
 	}
 	return found, true
+}
+
+// keepFirst returns each list of candidates with only those the branch's first step selects (in
+// the same order; as many lists, so the merging below is unchanged) and their number.
+func (b *fastBranch) keepFirst(root *html.Node, lists [][]*html.Node) ([][]*html.Node, int) {
+	out := make([][]*html.Node, len(lists))
+	total := 0
+	for i, cands := range lists {
+		for _, c := range cands {
+			if (b.tag == "*" || c.Data == b.tag) && b.firstSelects(root, c) {
+				out[i] = append(out[i], c)
+			}
+		}
+		total += len(out[i])
+	}
+	return out, total
+}
+
+// firstSelects reports whether the branch's first step selects the candidate c.
+func (b *fastBranch) firstSelects(root, c *html.Node) bool {
+	n, _ := b.first.first(root, c, nil)
+	return n != nil
 }
 
 // sortUnique puts nodes in document order without duplicates, as an XPath node set is (HTML and XML
@@ -605,6 +649,28 @@ func sortUnique(ns []xpath.NodeNavigator) []xpath.NodeNavigator {
 		}
 	}
 	return out
+}
+
+// firstInOrder is sortUnique(ns) cut to its first node, without the sort: the earliest node in
+// document order, the first of nodes that compare equal (as the stable sort keeps them), or ns's
+// first when sortUnique would leave ns as it is.
+func firstInOrder(ns []xpath.NodeNavigator) []xpath.NodeNavigator {
+	if len(ns) < 2 {
+		return ns
+	}
+	best := 0
+	for i, n := range ns[1:] {
+		// Order answers ok by the kinds of the two alone, so a mix shows against any node of
+		// ns[0]'s kind, as sortUnique checks it against ns[0].
+		c, ok := dom.Order(n, ns[best])
+		if !ok {
+			return ns[:1]
+		}
+		if c < 0 {
+			best = i + 1
+		}
+	}
+	return ns[best : best+1]
 }
 
 // nested reports whether one node of ns is an ancestor of another: their results would interleave.

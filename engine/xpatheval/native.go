@@ -948,9 +948,10 @@ func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any
 	if len(nx.branches) > 1 {
 		// A union is in document order, each node once (XPath), where antchfx has the left's
 		// nodes first: the first node of a | b is the earlier on the page.
-		found = sortUnique(found)
 		if !all && nx.wrapper == "" {
-			found = found[:min(1, len(found))]
+			found = firstInOrder(found)
+		} else {
+			found = sortUnique(found)
 		}
 	}
 	if nx.wrapper == "count" {
