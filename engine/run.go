@@ -588,7 +588,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.mainText:
 			if sr.html != nil {
-				v = mainText(sr.body, sr.url)
+				v = mainText(sr.html, sr.url)
 			}
 		case src.xpathJSON != nil:
 			if nav := sr.nav(); nav != nil {
@@ -605,10 +605,11 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 	return nil
 }
 
-// mainText is the main_text source of an HTML body: the universal extractor's main content, or nil
-// when the page has none (or the extractor failed on it, which is the same to a sitedef).
-func mainText(body []byte, pageURL string) any {
-	mt, err := universal.ExtractMainText(body, pageURL)
+// mainText is the main_text source of a parsed HTML page: the universal extractor's main content,
+// or nil when the page has none (or the extractor failed on it, which is the same to a sitedef). The
+// extractor reads a copy of doc, which the fields still read.
+func mainText(doc *html.Node, pageURL string) any {
+	mt, err := universal.ExtractMainTextFrom(doc, pageURL)
 	if err != nil || mt.Text == "" {
 		return nil
 	}
