@@ -29,6 +29,7 @@ type regexCache struct {
 type regexEntry struct {
 	pattern string
 	re      *regexp.Regexp
+	breaks  *asciiSet // see breakBytes
 	err     error
 }
 
@@ -37,39 +38,46 @@ func newRegexCache(max int) *regexCache {
 }
 
 func (c *regexCache) get(pattern string) (*regexp.Regexp, error) {
+	e := c.entry(pattern)
+	return e.re, e.err
+}
+
+func (c *regexCache) entry(pattern string) *regexEntry {
 	if len(pattern) > MaxPattern {
 		// Not cached: the cache would hold the pattern, and a refusal costs nothing to repeat.
-		return nil, fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)
+		return &regexEntry{err: fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)}
 	}
 	c.mu.Lock()
 	if el, ok := c.byKey[pattern]; ok {
 		c.order.MoveToFront(el)
 		e := el.Value.(*regexEntry)
 		c.mu.Unlock()
-		return e.re, e.err
+		return e
 	}
 	c.mu.Unlock()
 
 	// Compile outside the lock: two goroutines may compile the same pattern once each, which is
 	// cheaper than serialising every compilation.
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
+	e := &regexEntry{pattern: pattern}
+	e.re, e.err = regexp.Compile(pattern)
+	if e.err != nil {
+		e.err = fmt.Errorf("invalid regular expression %q: %w", pattern, e.err)
+	} else {
+		e.breaks = breakBytes(e.re)
 	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[pattern]; ok {
-		e := el.Value.(*regexEntry)
-		return e.re, e.err
+		return el.Value.(*regexEntry)
 	}
-	c.byKey[pattern] = c.order.PushFront(&regexEntry{pattern: pattern, re: re, err: err})
+	c.byKey[pattern] = c.order.PushFront(e)
 	for c.order.Len() > c.max {
 		old := c.order.Back()
 		c.order.Remove(old)
 		delete(c.byKey, old.Value.(*regexEntry).pattern)
 	}
-	return re, err
+	return e
 }
 
 func (c *regexCache) len() int {
@@ -163,11 +171,11 @@ func (s *Set) reFind(str, pattern string) (string, bool, error) {
 }
 
 func (s *Set) reFindAll(str, pattern string) ([]any, error) {
-	re, err := s.re.get(pattern)
-	if err != nil {
-		return nil, err
+	e := s.re.entry(pattern)
+	if e.err != nil {
+		return nil, e.err
 	}
-	ms := re.FindAllStringSubmatchIndex(str, -1)
+	ms := findAllSubmatchIndex(e.re, e.breaks, str)
 	out := make([]any, len(ms))
 	for i, m := range ms {
 		out[i] = firstGroup(str, m)
