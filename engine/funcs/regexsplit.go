@@ -103,15 +103,20 @@ func findAllSubmatchIndex(re *regexp.Regexp, breaks *asciiSet, s string) [][]int
 		if i < len(s) && !breaks.has(s[i]) {
 			continue
 		}
-		if i > start {
-			for _, m := range re.FindAllStringSubmatchIndex(s[start:i], -1) {
-				for k := range m {
-					if m[k] >= 0 {
-						m[k] += start
-					}
-				}
-				out = append(out, m)
+		// A search from the end of the last match sees what FindAll's next search would: the
+		// pattern looks at nothing before its match, and matches are never empty, so p moves on.
+		for p := start; p < i; {
+			m := re.FindStringSubmatchIndex(s[p:i])
+			if m == nil {
+				break
 			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += p
+				}
+			}
+			out = append(out, m)
+			p = m[1]
 		}
 		start = i + 1
 	}
