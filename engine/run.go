@@ -565,6 +565,10 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 }
 
 func (r *run) decodeSources(st *step, sr *stepResult) error {
+	// The page's JSON-LD is decoded once for all its json_ld sources (the article family has
+	// eleven, one per schema.org type): sources are read, never changed, so sharing objects is safe.
+	var ld []map[string]any
+	ldDone := false
 	for _, src := range st.sources {
 		var v any
 		switch {
@@ -576,7 +580,10 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.jsonLD != "":
 			if n := sr.html; n != nil {
-				if m := dom.FindJSONLD(dom.JSONLD(n), src.jsonLD); m != nil {
+				if !ldDone {
+					ld, ldDone = dom.JSONLD(n), true
+				}
+				if m := dom.FindJSONLD(ld, src.jsonLD); m != nil {
 					v = m
 				}
 			}
