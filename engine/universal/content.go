@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"codeberg.org/readeck/go-readability/v2/render"
@@ -264,22 +265,41 @@ func extractMainText(tree func() (*html.Node, error), pageURL string) (mt MainTe
 func WordCount(s string) int {
 	n := 0
 	in := false
-	rs := []rune(s)
-	for i, r := range rs {
-		switch {
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+	// Decoded in place rather than as a []rune of the whole text (the same runes: an invalid byte
+	// is U+FFFD either way), with ASCII, most of most pages, kept off the Unicode tables.
+	for i := 0; i < len(s); {
+		r, w := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(s[i:])
+		}
+		i += w
+		var letter bool
+		if r < utf8.RuneSelf {
+			letter = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		} else if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
 			n++
 			in = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			continue
+		} else {
+			letter = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+		}
+		switch {
+		case letter:
 			if !in {
 				n++
 			}
 			in = true
-		case in && (r == '\'' || r == '’' || r == '-') && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
+		case in && (r == '\'' || r == '’' || r == '-') && i < len(s) && nextIsLetter(s[i:]):
 			// "don't", "well-known": one word
 		default:
 			in = false
 		}
 	}
 	return n
+}
+
+// nextIsLetter reports whether s starts with a letter.
+func nextIsLetter(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r)
 }

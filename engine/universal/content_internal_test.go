@@ -2,8 +2,10 @@ package universal
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 
 	"golang.org/x/net/html"
 
@@ -115,5 +117,43 @@ func TestCloneTreeSubtree(t *testing.T) {
 	sameTree(t, art, c)
 	if got, want := renderHTML(t, c), `<article><p>in <i>it</i></p></article>`; got != want {
 		t.Errorf("copy renders %s, want %s", got, want)
+	}
+}
+
+// wordCountRunes is WordCount as it was first written, over a []rune of the text: the reference
+// the in-place decoding must agree with.
+func wordCountRunes(s string) int {
+	n := 0
+	in := false
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			n++
+			in = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			if !in {
+				n++
+			}
+			in = true
+		case in && (r == '\'' || r == '’' || r == '-') && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
+		default:
+			in = false
+		}
+	}
+	return n
+}
+
+func TestWordCountAsRunes(t *testing.T) {
+	alphabet := []string{"a", "Z", "9", "é", "e\u0301", "東", "カ", "ひ", "서", "'", "’", "-", " ", "\n", ".", "\xff", "\xe6\x9d", "٣", "Ⅻ", "_"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		if got, want := WordCount(b.String()), wordCountRunes(b.String()); got != want {
+			t.Fatalf("WordCount(%q) = %d, want %d", b.String(), got, want)
+		}
 	}
 }
