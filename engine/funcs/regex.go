@@ -175,12 +175,7 @@ func (s *Set) reFindAll(str, pattern string) ([]any, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	ms := findAllSubmatchIndex(e.re, e.breaks, str)
-	out := make([]any, len(ms))
-	for i, m := range ms {
-		out[i] = firstGroup(str, m)
-	}
-	return out, nil
+	return findAll(e.re, e.breaks, str), nil
 }
 
 func (s *Set) reMatch(str, pattern string) (bool, error) {

@@ -90,35 +90,48 @@ func matchable(t *syntax.Regexp, in *asciiSet) bool {
 	return true
 }
 
-// findAllSubmatchIndex is re.FindAllStringSubmatchIndex(s, -1), searched piece by piece between
-// the bytes of breaks (see breakBytes) when s is long: the pieces are short enough for the
-// standard library's backtracker.
-func findAllSubmatchIndex(re *regexp.Regexp, breaks *asciiSet, s string) [][]int {
+// findAll is reFindAll's answer: the first group that took part in each match of re in s, or the
+// whole match (firstGroup), in order. A long s with breaks (see breakBytes) is searched piece by
+// piece: the pieces are short enough for the standard library's backtracker, and a piece seen
+// before (a text repeats its words) has the matches it had, without searching it again.
+func findAll(re *regexp.Regexp, breaks *asciiSet, s string) []any {
 	if breaks == nil || len(s) < minSplitLen {
-		return re.FindAllStringSubmatchIndex(s, -1)
+		ms := re.FindAllStringSubmatchIndex(s, -1)
+		out := make([]any, len(ms))
+		for i, m := range ms {
+			out[i] = firstGroup(s, m)
+		}
+		return out
 	}
-	var out [][]int
+	var out []any
+	seen := map[string][]any{}
 	start := 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) && !breaks.has(s[i]) {
 			continue
 		}
-		// A search from the end of the last match sees what FindAll's next search would: the
-		// pattern looks at nothing before its match, and matches are never empty, so p moves on.
-		for p := start; p < i; {
-			m := re.FindStringSubmatchIndex(s[p:i])
-			if m == nil {
-				break
-			}
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += p
+		if piece := s[start:i]; piece != "" {
+			found, ok := seen[piece]
+			if !ok {
+				// A search from the end of the last match sees what FindAll's next search would:
+				// the pattern looks at nothing outside its match, and matches are never empty,
+				// so p moves on.
+				for p := 0; p < len(piece); {
+					m := re.FindStringSubmatchIndex(piece[p:])
+					if m == nil {
+						break
+					}
+					found = append(found, firstGroup(piece[p:], m))
+					p += m[1]
 				}
+				seen[piece] = found
 			}
-			out = append(out, m)
-			p = m[1]
+			out = append(out, found...)
 		}
 		start = i + 1
+	}
+	if out == nil {
+		out = []any{}
 	}
 	return out
 }

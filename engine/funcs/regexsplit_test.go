@@ -36,7 +36,7 @@ func TestFindAllSplit(t *testing.T) {
 				b.WriteString(splitAlphabet[rng.IntN(len(splitAlphabet))])
 			}
 			s := b.String()
-			if got, want := findAllSubmatchIndex(re, breaks, s), re.FindAllStringSubmatchIndex(s, -1); !slices.EqualFunc(got, want, slices.Equal) {
+			if got, want := findAll(re, breaks, s), findAll(re, nil, s); !slices.Equal(got, want) {
 				t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, want)
 			}
 		}
@@ -97,7 +97,7 @@ func FuzzFindAllSplit(f *testing.F) {
 		for len(s) < minSplitLen {
 			s += s
 		}
-		if got, want := findAllSubmatchIndex(re, breakBytes(re), s), re.FindAllStringSubmatchIndex(s, -1); !slices.EqualFunc(got, want, slices.Equal) {
+		if got, want := findAll(re, breakBytes(re), s), findAll(re, nil, s); !slices.Equal(got, want) {
 			t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, want)
 		}
 	})
