@@ -575,8 +575,11 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 		case src.body:
 			if sr.jsonOK {
 				v = sr.json
-			} else if x, err := dom.DecodeJSON(sr.body); err == nil {
-				v = x
+			} else if dom.MaybeJSON(sr.body) {
+				// Not an HTML page, which DecodeJSON would scan whole before failing at its '<'.
+				if x, err := dom.DecodeJSON(sr.body); err == nil {
+					v = x
+				}
 			}
 		case src.jsonLD != "":
 			if n := sr.html; n != nil {
@@ -589,7 +592,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.scriptJSON != nil:
 			if i := src.scriptJSON.Start(sr.body); i >= 0 {
-				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Regexp()); err == nil {
+				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Fast()); err == nil {
 					v = x
 				}
 			}

@@ -127,6 +127,9 @@ func FuzzDecodeJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		v, err := DecodeJSON(body)
+		if err == nil && !MaybeJSON(body) {
+			t.Fatalf("MaybeJSON turns down %q, which decodes", body)
+		}
 		if errors.Is(err, ErrTooDeep) {
 			return
 		}

@@ -28,6 +28,22 @@ func DecodeJSON(body []byte) (any, error) {
 	return unmarshal(body)
 }
 
+// MaybeJSON reports whether DecodeJSON(body) can succeed, from body's first byte: a body source
+// read from an HTML page (youtube's, whose JSON comes from a script) is sure to fail at its '<',
+// and DecodeJSON would first scan the whole page for nesting depth to say so.
+func MaybeJSON(body []byte) bool {
+	t := bytes.TrimLeft(trimJSONPrefix(body), " \t\r\n")
+	if len(t) == 0 {
+		return false
+	}
+	switch c := t[0]; c {
+	case '{', '[', '"', '-', 't', 'f', 'n':
+		return true
+	default:
+		return c >= '0' && c <= '9'
+	}
+}
+
 func unmarshal(b []byte) (any, error) {
 	if v, ok := decodeFast(b); ok {
 		return v, nil

@@ -252,3 +252,37 @@ func TestRepairJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMaybeJSON checks that a body MaybeJSON turns down is one DecodeJSON fails on.
+func TestMaybeJSON(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		want bool
+	}{
+		{`{"a":1}`, true},
+		{" \n[1]", true},
+		{"\ufeff{}", true},
+		{")]}'\n,{}", true},
+		{"for(;;);[1]", true},
+		{`"s"`, true},
+		{"-1", true},
+		{"42", true},
+		{"true", true},
+		{"null", true},
+		{"<!doctype html><html>{}</html>", false},
+		{"\ufeff <html>", false},
+		{"", false},
+		{" \t\r\n", false},
+		{"\f{}", false},
+		{"+1", false},
+		{"NaN", false},
+		{")]}'<x>", false},
+	} {
+		if got := MaybeJSON([]byte(tt.body)); got != tt.want {
+			t.Errorf("MaybeJSON(%q) = %v, want %v", tt.body, got, tt.want)
+		}
+		if _, err := DecodeJSON([]byte(tt.body)); !tt.want && err == nil {
+			t.Errorf("DecodeJSON(%q) succeeds where MaybeJSON says it cannot", tt.body)
+		}
+	}
+}

@@ -15,6 +15,13 @@ const maxFailedValues = 16
 
 var errNoMarker = errors.New("dom: ScriptJSON: nil marker")
 
+// Marker is how ScriptJSON finds a marker: a *regexp.Regexp, or a search with its answers
+// (engine/regexfast's, which tries a marker's literal prefixes instead of running the regexp
+// package's NFA across a megabyte of HTML).
+type Marker interface {
+	FindIndex(b []byte) []int
+}
+
 // ScriptJSON decodes the JSON value that follows the first match of marker in body, as in
 //
 //	var ytInitialPlayerResponse = {...};          marker ytInitialPlayerResponse\s*=
@@ -41,8 +48,8 @@ var errNoMarker = errors.New("dom: ScriptJSON: nil marker")
 // otherwise cost quadratic time. A match with no value costs at most scanWindow bytes. So the
 // work is linear in len(body) by construction. No page of the corpus has a single failed try for
 // the markers the sitedefs use.
-func ScriptJSON(body []byte, marker *regexp.Regexp) (any, error) {
-	if marker == nil {
+func ScriptJSON(body []byte, marker Marker) (any, error) {
+	if marker == nil || marker == (*regexp.Regexp)(nil) {
 		return nil, errNoMarker
 	}
 	var firstErr error

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -261,7 +262,184 @@ const findBudget = 2_000_000
 
 // findKey walks v depth-first: list items in order, map keys sorted (see entriesOf), each key's
 // own value before what is below it. It stops at the first non-nil match unless all is set.
+//
+// Sorting every map's keys is most of the cost of a walk over a big embedded JSON (a findAll over
+// YouTube's ytInitialData visits tens of thousands of maps, nearly always to find nothing), so
+// neither way sorts a map it does not need to: findAll walks in map order and sorts only the
+// entries of a map that hold matches, and find sorts keys in one reused buffer instead of
+// allocating two slices per map. Both answer as findKeySorted does: findAll visits every node
+// either way, so the order cannot change which nodes the budget lets it see, and when the
+// budget runs out findKey answers with findKeySorted itself.
 func findKey(v any, key string, all bool) []any {
+	f := finder{key: key, budget: findBudget}
+	if !all {
+		f.first(v, 0)
+		if f.tooDeep {
+			return findKeySorted(v, key, false)
+		}
+		return f.out
+	}
+	out, ok := f.every(v)
+	if !ok {
+		return findKeySorted(v, key, true)
+	}
+	return out
+}
+
+// maxFindDepth is the nesting past which findKey leaves the walk to findKeySorted. Decoded JSON
+// is at most dom.MaxDepth deep; only a cycle among Go values goes further, down to the budget,
+// and findKeySorted's smaller frames take those two million levels within the stack's limit.
+const maxFindDepth = 10_000
+
+// finder is one findKey's state.
+type finder struct {
+	key    string
+	budget int
+	out    []any
+	keys   []string // find's sorted keys, a stack of one segment per map being walked
+	scored []scored // findAll's matching entries of the maps being walked, also a stack
+	// tooDeep: the walk went past maxFindDepth and stopped.
+	tooDeep bool
+}
+
+// scored is a map entry of findAll's that holds matches: its key, and where its matches (its own
+// value first) are in finder.out.
+type scored struct {
+	key      string
+	from, to int
+}
+
+// first is findKeySorted's walk for the first match, node for node, with the keys of a
+// map[string]any sorted in f.keys. It reports whether the walk must stop.
+func (f *finder) first(v any, depth int) bool {
+	if f.budget--; f.budget < 0 {
+		return true
+	}
+	if depth > maxFindDepth {
+		f.tooDeep = true
+		return true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return f.firstOther(v, depth)
+	}
+	mark := len(f.keys)
+	for k := range m {
+		f.keys = append(f.keys, k)
+	}
+	slices.Sort(f.keys[mark:])
+	defer func() { f.keys = f.keys[:mark] }()
+	// f.keys grows in the calls below: index it afresh each time.
+	for i := mark; i < mark+len(m); i++ {
+		k := f.keys[i]
+		val := m[k]
+		if k == f.key && val != nil {
+			f.out = append(f.out, val)
+			return true
+		}
+		if f.first(val, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstOther is first for lists and for the maps and structs entriesOf reads.
+func (f *finder) firstOther(v any, depth int) bool {
+	if l, ok := listOf(v); ok {
+		for _, x := range l {
+			if f.first(x, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	es, ok := entriesOf(v)
+	if !ok {
+		return false
+	}
+	for _, e := range es {
+		if e.key == f.key && e.val != nil {
+			f.out = append(f.out, e.val)
+			return true
+		}
+		if f.first(e.val, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// every returns every match below v in findKeySorted's order, walking maps in their own order;
+// false when the budget ran out (the caller then walks in findKeySorted's order, which decides
+// which nodes the budget reaches).
+func (f *finder) every(v any) ([]any, bool) {
+	ok := f.collect(v, 0)
+	return f.out, ok
+}
+
+// collect appends the matches below v to f.out in findKeySorted's order; false when the budget
+// ran out or the walk went past maxFindDepth.
+func (f *finder) collect(v any, depth int) bool {
+	if f.budget--; f.budget < 0 || depth > maxFindDepth {
+		return false
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		if l, ok := listOf(v); ok {
+			for _, x := range l {
+				if !f.collect(x, depth+1) {
+					return false
+				}
+			}
+			return true
+		}
+		es, ok := entriesOf(v)
+		if !ok {
+			return true
+		}
+		for _, e := range es {
+			if e.key == f.key && e.val != nil {
+				f.out = append(f.out, e.val)
+			}
+			if !f.collect(e.val, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	start, mark := len(f.out), len(f.scored)
+	defer func() { f.scored = f.scored[:mark] }()
+	for k, val := range m {
+		from := len(f.out)
+		if k == f.key && val != nil {
+			f.out = append(f.out, val)
+		}
+		if !f.collect(val, depth+1) {
+			return false
+		}
+		if len(f.out) > from {
+			f.scored = append(f.scored, scored{k, from, len(f.out)})
+		}
+	}
+	hits := f.scored[mark:]
+	if len(hits) < 2 || slices.IsSortedFunc(hits, byKey) {
+		return true
+	}
+	// Entries came in map order: put their runs of matches in key order.
+	slices.SortFunc(hits, byKey)
+	runs := slices.Clone(f.out[start:])
+	f.out = f.out[:start]
+	for _, h := range hits {
+		f.out = append(f.out, runs[h.from-start:h.to-start]...)
+	}
+	return true
+}
+
+func byKey(a, b scored) int { return strings.Compare(a.key, b.key) }
+
+// findKeySorted is findKey's definition: a depth-first walk that sorts every map's keys.
+func findKeySorted(v any, key string, all bool) []any {
 	var out []any
 	budget := findBudget
 	var walk func(v any) bool

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sync"
 
+	"asa/engine/regexfast"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/conf"
@@ -28,7 +29,7 @@ type regexCache struct {
 
 type regexEntry struct {
 	pattern string
-	re      *regexp.Regexp
+	re      *regexfast.Regexp
 	breaks  *asciiSet // see breakBytes
 	err     error
 }
@@ -37,11 +38,16 @@ func newRegexCache(max int) *regexCache {
 	return &regexCache{max: max, order: list.New(), byKey: map[string]*list.Element{}}
 }
 
-func (c *regexCache) get(pattern string) (*regexp.Regexp, error) {
+// get returns the compiled pattern. A pattern cut by lazy wildcards, `(?s)<article.*?</article>`,
+// is searched piece by piece on long inputs (regexfast): the regexp package would run it on its
+// NFA across whole pages.
+func (c *regexCache) get(pattern string) (*regexfast.Regexp, error) {
 	e := c.entry(pattern)
 	return e.re, e.err
 }
 
+// entry is get's cache entry, with the bytes reFindAll may cut a long text at (breakBytes) for a
+// pattern regexfast does not already speed up.
 func (c *regexCache) entry(pattern string) *regexEntry {
 	if len(pattern) > MaxPattern {
 		// Not cached: the cache would hold the pattern, and a refusal costs nothing to repeat.
@@ -59,11 +65,13 @@ func (c *regexCache) entry(pattern string) *regexEntry {
 	// Compile outside the lock: two goroutines may compile the same pattern once each, which is
 	// cheaper than serialising every compilation.
 	e := &regexEntry{pattern: pattern}
-	e.re, e.err = regexp.Compile(pattern)
-	if e.err != nil {
-		e.err = fmt.Errorf("invalid regular expression %q: %w", pattern, e.err)
+	if std, err := regexp.Compile(pattern); err != nil {
+		e.err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
 	} else {
-		e.breaks = breakBytes(e.re)
+		e.re = regexfast.New(std)
+		if !e.re.Staged() && !e.re.Prefixed() {
+			e.breaks = breakBytes(std)
+		}
 	}
 
 	c.mu.Lock()
@@ -191,5 +199,5 @@ func (s *Set) reReplace(str, pattern, repl string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return re.ReplaceAllString(str, repl), nil
+	return re.Regexp().ReplaceAllString(str, repl), nil
 }

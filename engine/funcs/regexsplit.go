@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"unicode"
+
+	"asa/engine/regexfast"
 )
 
 // minSplitLen is the text length from which reFindAll searches piece by piece (see breakBytes).
@@ -94,7 +96,7 @@ func matchable(t *syntax.Regexp, in *asciiSet) bool {
 // whole match (firstGroup), in order. A long s with breaks (see breakBytes) is searched piece by
 // piece: the pieces are short enough for the standard library's backtracker, and a piece seen
 // before (a text repeats its words) has the matches it had, without searching it again.
-func findAll(re *regexp.Regexp, breaks *asciiSet, s string) []any {
+func findAll(re *regexfast.Regexp, breaks *asciiSet, s string) []any {
 	if breaks == nil || len(s) < minSplitLen {
 		ms := re.FindAllStringSubmatchIndex(s, -1)
 		out := make([]any, len(ms))
@@ -117,7 +119,7 @@ func findAll(re *regexp.Regexp, breaks *asciiSet, s string) []any {
 				// the pattern looks at nothing outside its match, and matches are never empty,
 				// so p moves on.
 				for p := 0; p < len(piece); {
-					m := re.FindStringSubmatchIndex(piece[p:])
+					m := re.Regexp().FindStringSubmatchIndex(piece[p:])
 					if m == nil {
 						break
 					}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"asa/engine/regexfast"
 )
 
 // splitPatterns: the reFindAll patterns of the sitedefs, and shapes the cutting must refuse or
@@ -28,8 +30,8 @@ var splitAlphabet = []string{
 func TestFindAllSplit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range splitPatterns {
-		re := regexp.MustCompile(p)
-		breaks := breakBytes(re)
+		std := regexp.MustCompile(p)
+		re, breaks := regexfast.New(std), breakBytes(std)
 		for range 50 {
 			var b strings.Builder
 			for b.Len() < minSplitLen+rng.IntN(3000) {
@@ -90,14 +92,15 @@ func FuzzFindAllSplit(f *testing.F) {
 		f.Add(p, splitAlphabet[i%len(splitAlphabet)]+" x'y 東京 12,345 ab")
 	}
 	f.Fuzz(func(t *testing.T, p, s string) {
-		re, err := regexp.Compile(p)
+		std, err := regexp.Compile(p)
 		if err != nil || len(s) == 0 {
 			return
 		}
+		re := regexfast.New(std)
 		for len(s) < minSplitLen {
 			s += s
 		}
-		if got, want := findAll(re, breakBytes(re), s), findAll(re, nil, s); !slices.Equal(got, want) {
+		if got, want := findAll(re, breakBytes(std), s), findAll(re, nil, s); !slices.Equal(got, want) {
 			t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, want)
 		}
 	})

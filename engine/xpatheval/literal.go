@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+
+	"asa/engine/regexfast"
 )
 
 // Rules, regex selectors and script markers search whole response bodies, often a megabyte of
@@ -64,6 +66,7 @@ func (l *Literal) Index(b []byte) int {
 // BodyRegexp is a regular expression searched over bodies, prefiltered by its literal prefix.
 type BodyRegexp struct {
 	re     *regexp.Regexp
+	fast   *regexfast.Regexp
 	prefix *Literal
 }
 
@@ -72,7 +75,7 @@ func NewBodyRegexp(re *regexp.Regexp) *BodyRegexp {
 	if re == nil {
 		return nil
 	}
-	br := &BodyRegexp{re: re}
+	br := &BodyRegexp{re: re, fast: regexfast.New(re)}
 	// Flags such as (?i) change what the prefix matches; LiteralPrefix accounts for them.
 	if p, _ := re.LiteralPrefix(); len(p) >= 3 {
 		br.prefix = NewLiteral(p)
@@ -156,3 +159,8 @@ func (r rareString) in(v string) bool {
 
 // Regexp returns the regular expression.
 func (br *BodyRegexp) Regexp() *regexp.Regexp { return br.re }
+
+// Fast returns the regular expression run by engine/regexfast, which answers as the regexp
+// package does, faster on long bodies for some patterns (those cut by lazy wildcards, those
+// whose matches start with one of a few literals).
+func (br *BodyRegexp) Fast() *regexfast.Regexp { return br.fast }

@@ -1,0 +1,525 @@
+// Package regexfast runs Go regular expressions of one common shape faster on long inputs, with
+// exactly the answers of the regexp package.
+//
+// The shape is a pattern cut by lazy wildcards, `(?s)<article.*?</article>` or
+// `(?s)<div class="x[^>]*>(.*?)(?:<footer|<a )`: pieces joined by `.*?`. On an input longer than
+// its backtracker takes (a few KB), the regexp package runs such a pattern on its NFA, which keeps
+// several threads alive across the whole span a `.*?` covers: about 100 ns a byte, so cutting a
+// 900 KB page into posts and reading each post's fields took a hundred milliseconds. Here each
+// piece is searched alone (a literal-prefixed search, through the regexp package) from where
+// the piece before it ended.
+//
+// Why the answers are the same: the regexp package answers the leftmost match, and among the
+// matches starting there the one a backtracking search meets first, which tries a lazy
+// wildcard's shorter spans first. So the match is found by taking the leftmost match of the first
+// piece, then the leftmost match of each next piece from where the piece before it ended (its
+// first match there being the one a backtracking search meets first), as long as every piece is
+// found; a pattern whose pieces hold no assertion (^, $, \b) matches a piece the same wherever
+// the input around it is cut. When a later piece is not found, another choice for an earlier
+// piece might still succeed: that search, rare, is handed to the regexp package from the first
+// piece's match on, where the leftmost match can start at the earliest.
+package regexfast
+
+import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// minStaged is the input length from which the pieces are searched one by one; below it the
+// regexp package's backtracker is as fast.
+const minStaged = 2048
+
+// Regexp is a compiled regular expression; its methods answer as the regexp package's
+// methods of the same name.
+type Regexp struct {
+	re     *regexp.Regexp
+	pieces []piece // nil: re runs as it is
+	minLen int     // the input length from which pieces are searched (minStaged; tests lower it)
+	// prefixes: every match starts with one of these literals (nil: unknown). anchored is the
+	// pattern anchored at the start of its input, tried where a prefix occurs.
+	prefixes []string
+	anchored *regexp.Regexp
+	// bounds[g] is, for a group g that spans pieces, the indexes in a piece-boundary list
+	// (2i: where piece i starts, 2i+1: where it ends) of the group's start and end.
+	bounds map[int][2]int
+}
+
+// piece is one stretch of the pattern between lazy wildcards.
+type piece struct {
+	re     *Regexp
+	groups []int // the pattern's group numbers of the piece's groups 1, 2, ...
+	// notNL: the wildcard before this piece is `.*?` without the s flag, which spans no '\n'.
+	notNL bool
+}
+
+// New returns re, with its pieces compiled when its pattern has the shape described above.
+func New(re *regexp.Regexp) *Regexp {
+	r := &Regexp{re: re, minLen: minStaged}
+	if re == nil {
+		return r
+	}
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil || hasAssertion(tree) {
+		return r
+	}
+	r.stage(tree)
+	if r.pieces == nil {
+		r.candidates(tree)
+	}
+	return r
+}
+
+// MustCompile is New(regexp.MustCompile(pattern)).
+func MustCompile(pattern string) *Regexp { return New(regexp.MustCompile(pattern)) }
+
+// Regexp returns the regular expression.
+func (r *Regexp) Regexp() *regexp.Regexp { return r.re }
+
+// Staged reports whether the pattern is searched piece by piece on long inputs.
+func (r *Regexp) Staged() bool { return r.pieces != nil }
+
+// Prefixed reports whether the pattern is tried, anchored, where the literals its matches start
+// with occur.
+func (r *Regexp) Prefixed() bool { return r.anchored != nil }
+
+// token kinds of a flattened pattern.
+const (
+	tPart  = iota // a part of a piece
+	tStar         // a lazy wildcard
+	tOpen         // a group that spans pieces opens
+	tClose        // and closes
+)
+
+type token struct {
+	kind  int
+	re    *syntax.Regexp // tPart
+	notNL bool           // tStar
+	group int            // tOpen, tClose
+}
+
+func (r *Regexp) stage(tree *syntax.Regexp) {
+	var toks []token
+	if !flatten(tree, &toks) {
+		return
+	}
+	type boundary struct{ group, at int }
+	var opens, closes []boundary
+	var parts []*syntax.Regexp
+	var pieces []piece
+	var notNL bool
+	end := func() bool { // closes the piece being built
+		if len(parts) == 0 {
+			return false
+		}
+		p, ok := compilePiece(parts)
+		if !ok {
+			return false
+		}
+		p.notNL = notNL
+		pieces = append(pieces, p)
+		parts = nil
+		return true
+	}
+	stars := 0
+	for i, t := range toks {
+		switch t.kind {
+		case tPart:
+			parts = append(parts, t.re)
+		case tStar:
+			if !end() {
+				return // two wildcards in a row, or one first
+			}
+			notNL = t.notNL
+			stars++
+		case tOpen, tClose:
+			// Between a wildcard (or the pattern's start) and a piece: where the piece starts.
+			// After a piece's parts: where it ends, unless more of its parts follow.
+			at := 2 * len(pieces)
+			if len(parts) > 0 {
+				j := i + 1
+				for j < len(toks) && (toks[j].kind == tOpen || toks[j].kind == tClose) {
+					j++
+				}
+				if j < len(toks) && toks[j].kind == tPart {
+					return // a group boundary inside a piece
+				}
+				at++
+			}
+			b := boundary{t.group, at}
+			if t.kind == tOpen {
+				opens = append(opens, b)
+			} else {
+				closes = append(closes, b)
+			}
+		}
+	}
+	if stars == 0 || !end() {
+		return
+	}
+	// The first piece must not match empty: every match then advances a FindAll, as the
+	// regexp package's does after a non-empty match.
+	if pieces[0].re.re.MatchString("") {
+		return
+	}
+	bounds := map[int][2]int{}
+	for _, o := range opens {
+		bounds[o.group] = [2]int{o.at, -1}
+	}
+	for _, c := range closes {
+		b := bounds[c.group]
+		b[1] = c.at
+		bounds[c.group] = b
+	}
+	r.pieces, r.bounds = pieces, bounds
+}
+
+// flatten lists the pattern's parts, lazy wildcards and the groups around wildcards in order;
+// false when a wildcard sits anywhere else (in an alternation, a repetition).
+func flatten(re *syntax.Regexp, out *[]token) bool {
+	switch {
+	case re.Op == syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !flatten(sub, out) {
+				return false
+			}
+		}
+		return true
+	case isLazyWildcard(re):
+		*out = append(*out, token{kind: tStar, notNL: re.Sub[0].Op == syntax.OpAnyCharNotNL})
+		return true
+	case re.Op == syntax.OpCapture && hasLazyWildcard(re.Sub[0]):
+		*out = append(*out, token{kind: tOpen, group: re.Cap})
+		if !flatten(re.Sub[0], out) {
+			return false
+		}
+		*out = append(*out, token{kind: tClose, group: re.Cap})
+		return true
+	case hasLazyWildcard(re):
+		return false
+	}
+	*out = append(*out, token{kind: tPart, re: re})
+	return true
+}
+
+func isLazyWildcard(re *syntax.Regexp) bool {
+	return re.Op == syntax.OpStar && re.Flags&syntax.NonGreedy != 0 &&
+		(re.Sub[0].Op == syntax.OpAnyChar || re.Sub[0].Op == syntax.OpAnyCharNotNL)
+}
+
+func hasLazyWildcard(re *syntax.Regexp) bool {
+	if isLazyWildcard(re) {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasLazyWildcard(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAssertion reports an empty-width assertion, whose answer depends on the input around a
+// piece's match.
+func hasAssertion(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasAssertion(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// compilePiece compiles consecutive parts as a pattern of their own, noting which of the whole
+// pattern's groups its groups are.
+func compilePiece(parts []*syntax.Regexp) (piece, bool) {
+	tree := parts[0]
+	if len(parts) > 1 {
+		tree = &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}
+	}
+	std, err := regexp.Compile(tree.String())
+	if err != nil {
+		return piece{}, false
+	}
+	re := &Regexp{re: std, minLen: minStaged}
+	re.candidates(tree)
+	var groups []int
+	var walk func(*syntax.Regexp)
+	walk = func(x *syntax.Regexp) {
+		if x.Op == syntax.OpCapture {
+			groups = append(groups, x.Cap)
+		}
+		for _, sub := range x.Sub {
+			walk(sub)
+		}
+	}
+	walk(tree)
+	if len(groups) != std.NumSubexp() {
+		return piece{}, false
+	}
+	return piece{re: re, groups: groups}, true
+}
+
+// find is the leftmost match in s[pos:] with its groups, as offsets in s; nil for none.
+func find[T input](r *Regexp, s T, pos int, groups bool) []int {
+	switch {
+	case len(s)-pos < r.minLen || r.pieces == nil && r.anchored == nil:
+		return shift(submatch(r.re, s[pos:], groups), pos)
+	case r.pieces == nil:
+		return findAnchored(r, s, pos, groups)
+	}
+	first := find(r.pieces[0].re, s, pos, groups)
+	if first == nil {
+		return nil // every match starts with a match of the first piece
+	}
+	m := make([]int, 2)
+	if groups {
+		m = make([]int, 2*(r.re.NumSubexp()+1))
+	}
+	for i := range m {
+		m[i] = -1
+	}
+	edges := make([]int, 0, 2*len(r.pieces))
+	place := func(p piece, pm []int) {
+		edges = append(edges, pm[0], pm[1])
+		if !groups {
+			return
+		}
+		for i, g := range p.groups {
+			m[2*g], m[2*g+1] = pm[2*i+2], pm[2*i+3]
+		}
+	}
+	place(r.pieces[0], first)
+	for _, p := range r.pieces[1:] {
+		from := edges[len(edges)-1]
+		pm := find(p.re, s, from, groups)
+		if pm == nil || p.notNL && indexByte(s[from:pm[0]], '\n') >= 0 {
+			// Another choice for an earlier piece may still match: the regexp package
+			// decides, from the earliest start a match can have.
+			return shift(submatch(r.re, s[first[0]:], groups), first[0])
+		}
+		place(p, pm)
+	}
+	m[0], m[1] = edges[0], edges[len(edges)-1]
+	if !groups {
+		return m
+	}
+	for g, b := range r.bounds {
+		m[2*g], m[2*g+1] = edges[b[0]], edges[b[1]]
+	}
+	return m
+}
+
+func shift(m []int, by int) []int {
+	if m == nil || by == 0 {
+		return m
+	}
+	for i, x := range m {
+		if x >= 0 {
+			m[i] = x + by
+		}
+	}
+	return m
+}
+
+// FindStringSubmatchIndex is regexp.Regexp.FindStringSubmatchIndex.
+func (r *Regexp) FindStringSubmatchIndex(s string) []int { return find(r, s, 0, true) }
+
+// FindIndex is regexp.Regexp.FindIndex.
+func (r *Regexp) FindIndex(b []byte) []int {
+	if r.pieces == nil && r.anchored == nil || len(b) < r.minLen {
+		return r.re.FindIndex(b)
+	}
+	return find(r, b, 0, false)
+}
+
+// input is what the regexp package searches: strings and byte slices.
+type input interface{ ~string | ~[]byte }
+
+// submatch is FindStringSubmatchIndex or FindSubmatchIndex, or without groups (which the
+// regexp package's NFA would otherwise track) FindStringIndex or FindIndex.
+func submatch[T input](re *regexp.Regexp, s T, groups bool) []int {
+	switch x := any(s).(type) {
+	case string:
+		if !groups {
+			return re.FindStringIndex(x)
+		}
+		return re.FindStringSubmatchIndex(x)
+	case []byte:
+		if !groups {
+			return re.FindIndex(x)
+		}
+		return re.FindSubmatchIndex(x)
+	}
+	panic("unreachable")
+}
+
+func index[T input](s T, lit string) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.Index(x, lit)
+	case []byte:
+		return bytes.Index(x, []byte(lit))
+	}
+	panic("unreachable")
+}
+
+func indexByte[T input](s T, c byte) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.IndexByte(x, c)
+	case []byte:
+		return bytes.IndexByte(x, c)
+	}
+	panic("unreachable")
+}
+
+// FindAllStringSubmatchIndex is regexp.Regexp.FindAllStringSubmatchIndex.
+func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
+	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
+		return r.re.FindAllStringSubmatchIndex(s, n)
+	}
+	var out [][]int
+	// The pattern never matches empty: each search starts where the match before it ended, as
+	// the regexp package's does after a non-empty match.
+	for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
+		m := find(r, s, pos, true)
+		if m == nil {
+			break
+		}
+		out = append(out, m)
+		pos = m[1]
+	}
+	return out
+}
+
+// MatchString is regexp.Regexp.MatchString.
+func (r *Regexp) MatchString(s string) bool {
+	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
+		return r.re.MatchString(s)
+	}
+	return find(r, s, 0, false) != nil
+}
+
+// maxPrefixes bounds the literals a match may start with that are searched for.
+const maxPrefixes = 8
+
+// maxFailed is how many places where a prefix occurs but the pattern does not match are tried
+// before the rest of the input is handed to the regexp package: a try may scan far (`[^"]+`
+// finding no quote), so the work stays within maxFailed+1 times the regexp package's.
+const maxFailed = 32
+
+// candidates prepares the search by prefixes: the regexp package skips to its literal prefix
+// only while no thread of its NFA is alive, and keeps one alive across every long attribute a
+// prefix such as `<a href="` opens (and finds no prefix at all in `"(?:graphql|data)"`), while
+// the pattern anchored where a prefix occurs either matches or fails within a few bytes.
+func (r *Regexp) candidates(tree *syntax.Regexp) {
+	lits, _ := prefixes(tree)
+	if len(lits) == 0 || len(lits) > maxPrefixes {
+		return
+	}
+	for _, l := range lits {
+		if l == "" {
+			return
+		}
+	}
+	anchored, err := regexp.Compile(`^(?:` + tree.String() + `)`)
+	if err != nil || anchored.NumSubexp() != r.re.NumSubexp() {
+		return
+	}
+	r.prefixes, r.anchored = lits, anchored
+}
+
+// prefixes returns literals one of which every match of re starts with, and whether re matches
+// exactly those; nil when unknown.
+func prefixes(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		// Folded case matches other bytes; U+FFFD also matches each invalid byte of the input.
+		if re.Flags&syntax.FoldCase != 0 || slices.Contains(re.Rune, utf8.RuneError) {
+			return nil, false
+		}
+		return []string{string(re.Rune)}, true
+	case syntax.OpCapture:
+		return prefixes(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		exact := true
+		for _, sub := range re.Sub {
+			l, e := prefixes(sub)
+			if l == nil {
+				return nil, false
+			}
+			out, exact = append(out, l...), exact && e
+		}
+		return out, exact
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			l, e := prefixes(sub)
+			if l == nil {
+				return out, false
+			}
+			if len(out)*len(l) > maxPrefixes {
+				return out, false
+			}
+			var next []string
+			for _, a := range out {
+				for _, b := range l {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+			if !e {
+				return out, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// findAnchored is the leftmost match in s[pos:]: the first place a prefix occurs where the
+// anchored pattern matches. Prefixes start with an ASCII or a UTF-8 leading byte, never inside a
+// character, so each such place is one the regexp package's search tries too.
+func findAnchored[T input](r *Regexp, s T, pos int, groups bool) []int {
+	next := make([]int, len(r.prefixes)) // where each prefix next occurs, from at
+	for i := range next {
+		next[i] = -1
+	}
+	failed := 0
+	for at := pos; ; {
+		c := -1
+		for i, l := range r.prefixes {
+			if next[i] < at && next[i] != len(s)+1 {
+				if j := index(s[at:], l); j >= 0 {
+					next[i] = at + j
+				} else {
+					next[i] = len(s) + 1 // none left
+				}
+			}
+			if next[i] <= len(s) && (c < 0 || next[i] < c) {
+				c = next[i]
+			}
+		}
+		if c < 0 {
+			return nil
+		}
+		if failed == maxFailed {
+			return shift(submatch(r.re, s[c:], groups), c)
+		}
+		if m := submatch(r.anchored, s[c:], groups); m != nil {
+			return shift(m, c)
+		}
+		failed++
+		at = c + 1
+	}
+}

@@ -1,0 +1,200 @@
+package regexfast
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// patterns are the lazy-wildcard patterns of the shipped sitedefs and shapes around them: groups
+// around and inside wildcards, several wildcards, `.*?` without the s flag, alternations, case
+// folding, and patterns that must be left to the regexp package.
+var patterns = []struct {
+	pattern string
+	staged  bool
+}{
+	// searched by prefixes (see prefixed)
+	{`<a href="([^"]+)"[^>]*><abbr`, false},
+	{`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`, false},
+	{`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`, false},
+	{`(<b>|<i>)(a|bb)?`, false},
+	{`(?i)<a.*`, false},
+	{`\x{FFFD}a`, false},
+	{`x*</b>`, false},
+	{`</b>|`, false},
+	{`<b>|x`, false},
+
+	{"(?s)<article.*?</article>", true},
+	{`(?s)<div class="_5rgt _5nk5[^>]*>(.*?)(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`, true},
+	{`(?s)<div class="_5rgu.*?<img src="([^"]+)"`, true},
+	{`(?s)<h3[^>]*>.*?<strong>(?:<span>)?<a [^>]*>([^<]+)</a>`, true},
+	{`(?s)<h3[^>]*>.*?<strong>(?:<span>)?<a href="([^"]+)"`, true},
+	{`(?s)<code[^>]*><!--(.*?data-sigil="actor-link".*?)--></code>`, true},
+	{`(?s)<code[^>]*><!--(.*?)--></code>`, true},
+	{`(?s)data-sigil="comment-body">(.*?)</div>`, true},
+	{`(?s)<span class="text_exposed_hide">.*?</span></span>`, true},
+	{`<li>(.*?)</li>`, true},
+	{`(?s)(<a.*?)(b)(.*?c)`, true},
+	{`(?s)((a).*?(b)).*?((c)|(d))`, true},
+	{`(?s)(?P<x>a+).*?(?:b|bb)(.*?)b`, true},
+	{`(?is)<A.*?</a>`, true},
+	{`a.*?b.*?c`, true},
+	{`(?s)x*a.*?b`, true},
+	{`(?s)a*.*?b`, false},      // the first piece matches empty
+	{`(?s).*?b`, false},        // a wildcard first
+	{`(?s)a.*?`, false},        // a wildcard last
+	{`(?s)a.*?.*?b`, false},    // two in a row
+	{`(?s)\ba.*?b`, false},     // an assertion
+	{`(?s)a.*?b$`, false},      // an assertion
+	{`(?s)(?:a.*?b|c)`, false}, // a wildcard in an alternation
+	{`(?s)(?:a.*?b)+`, false},  // in a repetition
+	{`(?s)(ab.*?c)d`, false},   // a group closing inside a piece
+	{`(?s)(ab.*?c).*?d`, true},
+	{`(?s)a(b.*?c)`, false},  // a group opening inside a piece
+	{`(?s)a.*?(?:b)c`, true}, // a piece of several parts
+	{`(?s)<b>(.*?)</b>.*?<i>(.*?)</i>`, true},
+	{`(?s)[\x{80}-\x{10FFFF}]a.*?é`, true},
+	{`(?s)a.*?\n`, true},
+	{`a.*?\nb`, true},
+}
+
+// prefixed says of some patterns whether they are tried where their prefixes occur.
+var prefixed = map[string]bool{
+	`<a href="([^"]+)"[^>]*><abbr`:                                  true,
+	`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`:                   true,
+	`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`: true,
+	`(<b>|<i>)(a|bb)?`:                                              true,
+	`<b>|x`:                                                         true,
+}
+
+// fragments make the random inputs: the patterns' literals, newlines, multi-byte and invalid
+// UTF-8.
+var fragments = []string{
+	"<article>", "</article>", "<div class=\"_5rgt _5nk5 x\">", "<div class=\"_5rgu\">", "<footer>",
+	"<a href=\"/u\">", "<a aria-label=\"Open story\">", "<abbr>", "<img src=\"i.jpg\">", "<h3 c>",
+	"<strong>", "<span>", "</a>", "</span></span>", "<span class=\"text_exposed_hide\">",
+	"<code x><!--", "--></code>", "data-sigil=\"actor-link\"", "data-sigil=\"comment-body\">", "</div>",
+	"<li>", "</li>", "<b>", "</b>", "<i>", "</i>", "<A", "</A>", "a", "b", "c", "d", "bb", "é", "\xff",
+	"\n", " ", "x", "text ", "\"", ">", "<", "\"data\"", "\"graphql\" : { \"user\":", "\xef\xbf\xbd", "a\xff", "\t",
+}
+
+func randomInput(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(fragments[r.IntN(len(fragments))])
+	}
+	return b.String()
+}
+
+// TestSameAsRegexp compares every method with the regexp package's on random inputs, with the
+// pieces searched whatever the input's length.
+func TestSameAsRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, p := range patterns {
+		t.Run(p.pattern, func(t *testing.T) {
+			std := regexp.MustCompile(p.pattern)
+			fast := New(std)
+			if fast.Staged() != p.staged {
+				t.Fatalf("staged %v, want %v", fast.Staged(), p.staged)
+			}
+			if want, ok := prefixed[p.pattern]; ok && fast.Prefixed() != want {
+				t.Fatalf("prefixed %v, want %v", fast.Prefixed(), want)
+			}
+			fast.minLen = 0
+			for _, p := range fast.pieces {
+				p.re.minLen = 0
+			}
+			for i := range 600 {
+				s := randomInput(r, r.IntN(200)+[]int{0, 50, 3000}[i%3])
+				if got, want := fast.FindStringSubmatchIndex(s), std.FindStringSubmatchIndex(s); !reflect.DeepEqual(got, want) {
+					t.Fatalf("FindStringSubmatchIndex(%q) = %v, want %v", s, got, want)
+				}
+				for _, n := range []int{-1, 0, 2} {
+					if got, want := fast.FindAllStringSubmatchIndex(s, n), std.FindAllStringSubmatchIndex(s, n); !reflect.DeepEqual(got, want) {
+						t.Fatalf("FindAllStringSubmatchIndex(%q, %d) = %v, want %v", s, n, got, want)
+					}
+				}
+				if got, want := fast.FindIndex([]byte(s)), std.FindIndex([]byte(s)); !reflect.DeepEqual(got, want) {
+					t.Fatalf("FindIndex(%q) = %v, want %v", s, got, want)
+				}
+				if got, want := fast.MatchString(s), std.MatchString(s); got != want {
+					t.Fatalf("MatchString(%q) = %v, want %v", s, got, want)
+				}
+			}
+		})
+	}
+}
+
+// FuzzSameAsRegexp compares FindAllStringSubmatchIndex with the regexp package's on any pattern
+// and input.
+func FuzzSameAsRegexp(f *testing.F) {
+	for _, p := range patterns {
+		f.Add(p.pattern, "<article>a</article>x<b>b</b>yé\n<i>c</i>")
+	}
+	f.Fuzz(func(t *testing.T, pattern, s string) {
+		std, err := regexp.Compile(pattern)
+		if err != nil {
+			return
+		}
+		fast := New(std)
+		fast.minLen = 0
+		for _, p := range fast.pieces {
+			p.re.minLen = 0
+		}
+		if got, want := fast.FindAllStringSubmatchIndex(s, -1), std.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q on %q: %v, want %v", pattern, s, got, want)
+		}
+	})
+}
+
+// BenchmarkStaged is a 900 KB page cut into posts, and a field read from each, by the pieces and
+// by the regexp package.
+func BenchmarkStaged(b *testing.B) {
+	var page strings.Builder
+	post := "<article><h3 class=\"x\"><strong><a href=\"/u\">Name</a></strong></h3>" +
+		strings.Repeat("<div class=\"t\"><span>some text of the post</span></div>\n", 600) +
+		"<footer><abbr>1 h</abbr></footer></article>"
+	for page.Len() < 900<<10 {
+		page.WriteString("<div class=\"between\">" + strings.Repeat("x", 2000) + "</div>")
+		page.WriteString(post)
+	}
+	for _, c := range []struct{ name, pattern string }{
+		{"posts", `(?s)<article.*?</article>`},
+		{"author", `(?s)<h3[^>]*>.*?<strong>(?:<span>)?<a [^>]*>([^<]+)</a>`},
+	} {
+		std := regexp.MustCompile(c.pattern)
+		fast := New(std)
+		b.Run(c.name+"/regexfast", func(b *testing.B) {
+			for b.Loop() {
+				fast.FindAllStringSubmatchIndex(page.String(), -1)
+			}
+		})
+		b.Run(c.name+"/regexp", func(b *testing.B) {
+			for b.Loop() {
+				std.FindAllStringSubmatchIndex(page.String(), -1)
+			}
+		})
+	}
+}
+
+// BenchmarkPrefixed is a script marker whose matches start with one of two literals (no literal
+// prefix for the regexp package) over a 1 MB page where it does not match, as on instagram's
+// profile page.
+func BenchmarkPrefixed(b *testing.B) {
+	page := []byte(`<script>var d = {"data": 1};</script>` +
+		strings.Repeat(`<div class="a" data-x="{&quot;k&quot;:1}"><a href="/x">"text"</a></div>`, 12000))
+	std := regexp.MustCompile(`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`)
+	fast := New(std)
+	b.Run("regexfast", func(b *testing.B) {
+		for b.Loop() {
+			fast.FindIndex(page)
+		}
+	})
+	b.Run("regexp", func(b *testing.B) {
+		for b.Loop() {
+			std.FindIndex(page)
+		}
+	})
+}
