@@ -565,6 +565,10 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 }
 
 func (r *run) decodeSources(st *step, sr *stepResult) error {
+	// The page's JSON-LD is decoded once for all its json_ld sources (the article family has
+	// eleven, one per schema.org type): sources are read, never changed, so sharing objects is safe.
+	var ld []map[string]any
+	ldDone := false
 	for _, src := range st.sources {
 		var v any
 		switch {
@@ -579,7 +583,10 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.jsonLD != "":
 			if n := sr.html; n != nil {
-				if m := dom.FindJSONLD(dom.JSONLD(n), src.jsonLD); m != nil {
+				if !ldDone {
+					ld, ldDone = dom.JSONLD(n), true
+				}
+				if m := dom.FindJSONLD(ld, src.jsonLD); m != nil {
 					v = m
 				}
 			}
@@ -591,7 +598,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.mainText:
 			if sr.html != nil {
-				v = mainText(sr.body, sr.url)
+				v = mainText(sr.html, sr.url)
 			}
 		case src.xpathJSON != nil:
 			if nav := sr.nav(); nav != nil {
@@ -608,10 +615,11 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 	return nil
 }
 
-// mainText is the main_text source of an HTML body: the universal extractor's main content, or nil
-// when the page has none (or the extractor failed on it, which is the same to a sitedef).
-func mainText(body []byte, pageURL string) any {
-	mt, err := universal.ExtractMainText(body, pageURL)
+// mainText is the main_text source of a parsed HTML page: the universal extractor's main content,
+// or nil when the page has none (or the extractor failed on it, which is the same to a sitedef). The
+// extractor reads a copy of doc, which the fields still read.
+func mainText(doc *html.Node, pageURL string) any {
+	mt, err := universal.ExtractMainTextFrom(doc, pageURL)
 	if err != nil || mt.Text == "" {
 		return nil
 	}

@@ -30,6 +30,7 @@ type regexCache struct {
 type regexEntry struct {
 	pattern string
 	re      *regexfast.Regexp
+	breaks  *asciiSet // see breakBytes
 	err     error
 }
 
@@ -41,42 +42,50 @@ func newRegexCache(max int) *regexCache {
 // is searched piece by piece on long inputs (regexfast): the regexp package would run it on its
 // NFA across whole pages.
 func (c *regexCache) get(pattern string) (*regexfast.Regexp, error) {
+	e := c.entry(pattern)
+	return e.re, e.err
+}
+
+// entry is get's cache entry, with the bytes reFindAll may cut a long text at (breakBytes) for a
+// pattern regexfast does not already speed up.
+func (c *regexCache) entry(pattern string) *regexEntry {
 	if len(pattern) > MaxPattern {
 		// Not cached: the cache would hold the pattern, and a refusal costs nothing to repeat.
-		return nil, fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)
+		return &regexEntry{err: fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)}
 	}
 	c.mu.Lock()
 	if el, ok := c.byKey[pattern]; ok {
 		c.order.MoveToFront(el)
 		e := el.Value.(*regexEntry)
 		c.mu.Unlock()
-		return e.re, e.err
+		return e
 	}
 	c.mu.Unlock()
 
 	// Compile outside the lock: two goroutines may compile the same pattern once each, which is
 	// cheaper than serialising every compilation.
-	std, err := regexp.Compile(pattern)
-	var re *regexfast.Regexp
-	if err != nil {
-		err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
+	e := &regexEntry{pattern: pattern}
+	if std, err := regexp.Compile(pattern); err != nil {
+		e.err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
 	} else {
-		re = regexfast.New(std)
+		e.re = regexfast.New(std)
+		if !e.re.Staged() && !e.re.Prefixed() {
+			e.breaks = breakBytes(std)
+		}
 	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[pattern]; ok {
-		e := el.Value.(*regexEntry)
-		return e.re, e.err
+		return el.Value.(*regexEntry)
 	}
-	c.byKey[pattern] = c.order.PushFront(&regexEntry{pattern: pattern, re: re, err: err})
+	c.byKey[pattern] = c.order.PushFront(e)
 	for c.order.Len() > c.max {
 		old := c.order.Back()
 		c.order.Remove(old)
 		delete(c.byKey, old.Value.(*regexEntry).pattern)
 	}
-	return re, err
+	return e
 }
 
 func (c *regexCache) len() int {
@@ -170,16 +179,11 @@ func (s *Set) reFind(str, pattern string) (string, bool, error) {
 }
 
 func (s *Set) reFindAll(str, pattern string) ([]any, error) {
-	re, err := s.re.get(pattern)
-	if err != nil {
-		return nil, err
+	e := s.re.entry(pattern)
+	if e.err != nil {
+		return nil, e.err
 	}
-	ms := re.FindAllStringSubmatchIndex(str, -1)
-	out := make([]any, len(ms))
-	for i, m := range ms {
-		out[i] = firstGroup(str, m)
-	}
-	return out, nil
+	return findAll(e.re, e.breaks, str), nil
 }
 
 func (s *Set) reMatch(str, pattern string) (bool, error) {

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
+	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/fixture"
 	"asa/engine/universal"
@@ -369,5 +372,35 @@ func TestExtractMainText(t *testing.T) {
 	}
 	if mt, err := universal.ExtractMainText([]byte(""), ""); err != nil || mt.Text != "" {
 		t.Errorf("empty page: %+v %v", mt, err)
+	}
+}
+
+// ExtractMainTextFrom on a parsed page is ExtractMainText on its body, and leaves the page whole.
+func TestExtractMainTextFrom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for i, p := range newsPages(t) {
+		want, err := universal.ExtractMainText(p, "https://example.com/a/b.html")
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		doc, err := dom.ParseHTML(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after bytes.Buffer
+		_ = html.Render(&before, doc)
+		got, err := universal.ExtractMainTextFrom(doc, "https://example.com/a/b.html")
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		if got != want {
+			t.Errorf("page %d: from the parsed page\n%+v\nfrom its body\n%+v", i, got, want)
+		}
+		_ = html.Render(&after, doc)
+		if !bytes.Equal(before.Bytes(), after.Bytes()) {
+			t.Errorf("page %d: the parsed page changed", i)
+		}
 	}
 }

@@ -1,0 +1,107 @@
+package funcs
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"asa/engine/regexfast"
+)
+
+// splitPatterns: the reFindAll patterns of the sitedefs, and shapes the cutting must refuse or
+// get right (assertions, empty matches, case folding, any character, alternation of groups).
+var splitPatterns = []string{
+	`[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}\p{N}\p{Mn}]+(?:['’-][\p{L}]+)*`,
+	"[0-9]+(?:[.,' ][0-9]{3})*", "[0-9]+(?:,[0-9]{3})*", "[0-9]+(?:[.,’' ][0-9]{3})*", `([0-9]{6,})`,
+	`"([^"]+)"|(\S+)`, `(?:Prep|Cook): (\d+ \w+)`, `(?s)<article.*?</article>`, `<li>(.*?)</li>`,
+	`\w+`, `[a-z]+`, `(?i)k+`, `(?i)s\w*`, `(a)|(é+)|(東)`, `[^ ]+`, `.+`, `(?s).`, `\bab`, `ab\b`, `^a+`,
+	`a+$`, `(?m)^a`, `\Aa`, `a*`, `x?`, `a|`, `[\x{FFFD}]+`, `\pL\pN?`, `[^\n]{2,3}`, `(?U)a+`, `-+`,
+}
+
+// splitAlphabet mixes letters of several scripts, case-folding pairs (K and the Kelvin sign, s
+// and long s), apostrophes, separators, digits and invalid UTF-8.
+var splitAlphabet = []string{
+	"a", "b", "k", "K", "\u212a", "s", "S", "\u017f", "é", "東", "カ", "ぁ", "'", "’", "-", " ", "\n", "\t",
+	",", ".", "0", "7", "_", "\"", "<li>", "</li>", "\xff", "\xe6", "\u0301", "\u00a0", "ab ", "Cook: 12 min",
+}
+
+func TestFindAllSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, p := range splitPatterns {
+		std := regexp.MustCompile(p)
+		re, breaks := regexfast.New(std), breakBytes(std)
+		for range 50 {
+			var b strings.Builder
+			for b.Len() < minSplitLen+rng.IntN(3000) {
+				b.WriteString(splitAlphabet[rng.IntN(len(splitAlphabet))])
+			}
+			s := b.String()
+			if got, want := findAll(re, breaks, s), findAll(re, nil, s); !slices.Equal(got, want) {
+				t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, want)
+			}
+		}
+	}
+}
+
+func TestBreakBytes(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		breaks  string // some bytes that must be breaks
+		not     string // bytes that must not be ("" and nil breaks: the pattern is searched whole)
+		whole   bool
+	}{
+		{pattern: `[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}\p{N}\p{Mn}]+(?:['’-][\p{L}]+)*`, breaks: " \n\t.,\"<_", not: "aZ09'-"},
+		{pattern: "[0-9]+(?:[.,' ][0-9]{3})*", breaks: "a\n\"", not: "09., '"},
+		{pattern: `(?i)k+`, breaks: "jl ", not: "kK"},
+		{pattern: `(?i)\x{212a}`, breaks: "j ", not: "kK"}, // the Kelvin sign folds to ASCII k
+		{pattern: `[^\n]+`, breaks: "\n", not: " a"},       // every byte but the newline
+		{pattern: `photo_list\[(\d+)\]`, whole: true},      // a literal prefix is faster whole
+		{pattern: `\bab`, whole: true}, {pattern: `a\B`, whole: true}, {pattern: `^a`, whole: true},
+		{pattern: `a$`, whole: true}, {pattern: `a*`, whole: true}, {pattern: `a|`, whole: true},
+		{pattern: `(?s)x.`, whole: true}, {pattern: `[\x00-\x7f]`, whole: true}, // no byte left to cut at
+	} {
+		b := breakBytes(regexp.MustCompile(tc.pattern))
+		if tc.whole {
+			if b != nil {
+				t.Errorf("%s: cut, want searched whole", tc.pattern)
+			}
+			continue
+		}
+		if b == nil {
+			t.Errorf("%s: searched whole, want cut", tc.pattern)
+			continue
+		}
+		for i := range len(tc.breaks) {
+			if !b.has(tc.breaks[i]) {
+				t.Errorf("%s: %q is not a break", tc.pattern, tc.breaks[i])
+			}
+		}
+		for i := range len(tc.not) {
+			if b.has(tc.not[i]) {
+				t.Errorf("%s: %q is a break", tc.pattern, tc.not[i])
+			}
+		}
+	}
+}
+
+// FuzzFindAllSplit: searching piece by piece finds exactly what searching the whole text finds.
+func FuzzFindAllSplit(f *testing.F) {
+	for i, p := range splitPatterns {
+		f.Add(p, splitAlphabet[i%len(splitAlphabet)]+" x'y 東京 12,345 ab")
+	}
+	f.Fuzz(func(t *testing.T, p, s string) {
+		std, err := regexp.Compile(p)
+		if err != nil || len(s) == 0 {
+			return
+		}
+		re := regexfast.New(std)
+		for len(s) < minSplitLen {
+			s += s
+		}
+		if got, want := findAll(re, breakBytes(std), s), findAll(re, nil, s); !slices.Equal(got, want) {
+			t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, want)
+		}
+	})
+}
