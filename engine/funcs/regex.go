@@ -30,7 +30,6 @@ type regexCache struct {
 type regexEntry struct {
 	pattern string
 	re      *regexfast.Regexp
-	breaks  *asciiSet // see breakBytes
 	err     error
 }
 
@@ -38,54 +37,46 @@ func newRegexCache(max int) *regexCache {
 	return &regexCache{max: max, order: list.New(), byKey: map[string]*list.Element{}}
 }
 
-// get returns the compiled pattern. A pattern cut by lazy wildcards, `(?s)<article.*?</article>`,
-// is searched piece by piece on long inputs (regexfast): the regexp package would run it on its
-// NFA across whole pages.
+// get returns the compiled pattern, prepared by regexfast for long inputs (a pattern cut by lazy
+// wildcards, `(?s)<article.*?</article>`, or reFindAll's word count over a whole article): the
+// regexp package would run it on its NFA across whole pages.
 func (c *regexCache) get(pattern string) (*regexfast.Regexp, error) {
-	e := c.entry(pattern)
-	return e.re, e.err
-}
-
-// entry is get's cache entry, with the bytes reFindAll may cut a long text at (breakBytes) for a
-// pattern regexfast does not already speed up.
-func (c *regexCache) entry(pattern string) *regexEntry {
 	if len(pattern) > MaxPattern {
 		// Not cached: the cache would hold the pattern, and a refusal costs nothing to repeat.
-		return &regexEntry{err: fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)}
+		return nil, fmt.Errorf("regular expression of %d bytes: longer than %d", len(pattern), MaxPattern)
 	}
 	c.mu.Lock()
 	if el, ok := c.byKey[pattern]; ok {
 		c.order.MoveToFront(el)
 		e := el.Value.(*regexEntry)
 		c.mu.Unlock()
-		return e
+		return e.re, e.err
 	}
 	c.mu.Unlock()
 
 	// Compile outside the lock: two goroutines may compile the same pattern once each, which is
 	// cheaper than serialising every compilation.
-	e := &regexEntry{pattern: pattern}
-	if std, err := regexp.Compile(pattern); err != nil {
-		e.err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
+	std, err := regexp.Compile(pattern)
+	var re *regexfast.Regexp
+	if err != nil {
+		err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
 	} else {
-		e.re = regexfast.New(std)
-		if !e.re.Staged() && !e.re.Prefixed() {
-			e.breaks = breakBytes(std)
-		}
+		re = regexfast.New(std)
 	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.byKey[pattern]; ok {
-		return el.Value.(*regexEntry)
+		e := el.Value.(*regexEntry)
+		return e.re, e.err
 	}
-	c.byKey[pattern] = c.order.PushFront(e)
+	c.byKey[pattern] = c.order.PushFront(&regexEntry{pattern: pattern, re: re, err: err})
 	for c.order.Len() > c.max {
 		old := c.order.Back()
 		c.order.Remove(old)
 		delete(c.byKey, old.Value.(*regexEntry).pattern)
 	}
-	return e
+	return re, err
 }
 
 func (c *regexCache) len() int {
@@ -179,11 +170,11 @@ func (s *Set) reFind(str, pattern string) (string, bool, error) {
 }
 
 func (s *Set) reFindAll(str, pattern string) ([]any, error) {
-	e := s.re.entry(pattern)
-	if e.err != nil {
-		return nil, e.err
+	re, err := s.re.get(pattern)
+	if err != nil {
+		return nil, err
 	}
-	return findAll(e.re, e.breaks, str), nil
+	return regexfast.FindAllFunc(re, str, func(t string, m []int) any { return firstGroup(t, m) }), nil
 }
 
 func (s *Set) reMatch(str, pattern string) (bool, error) {

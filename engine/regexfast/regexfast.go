@@ -1,7 +1,11 @@
-// Package regexfast runs Go regular expressions of one common shape faster on long inputs, with
-// exactly the answers of the regexp package.
+// Package regexfast runs Go regular expressions faster on long inputs, with exactly the answers
+// of the regexp package, by one of three strategies, tried in this order: a pattern cut by lazy
+// wildcards is searched piece by piece (below); a pattern whose matches start with one of a few
+// literals is tried, anchored, where those occur (candidates); any other pattern with no
+// assertion and no empty match has its FindAll run on the input cut at the ASCII bytes no match
+// can contain (breakBytes, in split.go).
 //
-// The shape is a pattern cut by lazy wildcards, `(?s)<article.*?</article>` or
+// The first shape is a pattern cut by lazy wildcards, `(?s)<article.*?</article>` or
 // `(?s)<div class="x[^>]*>(.*?)(?:<footer|<a )`: pieces joined by `.*?`. On an input longer than
 // its backtracker takes (a few KB), the regexp package runs such a pattern on its NFA, which keeps
 // several threads alive across the whole span a `.*?` covers: about 100 ns a byte, so cutting a
@@ -38,7 +42,9 @@ const minStaged = 2048
 type Regexp struct {
 	re     *regexp.Regexp
 	pieces []piece // nil: re runs as it is
-	minLen int     // the input length from which pieces are searched (minStaged; tests lower it)
+	// minLen is the input length from which the strategy applies (minStaged, or minSplit for
+	// breaks; tests lower it).
+	minLen int
 	// prefixes: every match starts with one of these literals (nil: unknown). anchored is the
 	// pattern anchored at the start of its input, tried where a prefix occurs.
 	prefixes []string
@@ -46,6 +52,9 @@ type Regexp struct {
 	// bounds[g] is, for a group g that spans pieces, the indexes in a piece-boundary list
 	// (2i: where piece i starts, 2i+1: where it ends) of the group's start and end.
 	bounds map[int][2]int
+	// breaks: the bytes FindAll cuts a long input at (see breakBytes); only when neither of the
+	// other two strategies applies, as they keep the search off the NFA already.
+	breaks *asciiSet
 }
 
 // piece is one stretch of the pattern between lazy wildcards.
@@ -56,19 +65,22 @@ type piece struct {
 	notNL bool
 }
 
-// New returns re, with its pieces compiled when its pattern has the shape described above.
+// New returns re prepared for the first of the three strategies that applies to its pattern.
 func New(re *regexp.Regexp) *Regexp {
 	r := &Regexp{re: re, minLen: minStaged}
 	if re == nil {
 		return r
 	}
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil || hasAssertion(tree) {
-		return r
+	if tree, err := syntax.Parse(re.String(), syntax.Perl); err == nil && !hasAssertion(tree) {
+		r.stage(tree)
+		if r.pieces == nil {
+			r.candidates(tree)
+		}
 	}
-	r.stage(tree)
-	if r.pieces == nil {
-		r.candidates(tree)
+	if r.pieces == nil && r.anchored == nil {
+		if r.breaks = breakBytes(re); r.breaks != nil {
+			r.minLen = minSplit
+		}
 	}
 	return r
 }
@@ -85,6 +97,10 @@ func (r *Regexp) Staged() bool { return r.pieces != nil }
 // Prefixed reports whether the pattern is tried, anchored, where the literals its matches start
 // with occur.
 func (r *Regexp) Prefixed() bool { return r.anchored != nil }
+
+// Split reports whether FindAllStringSubmatchIndex cuts a long input at the bytes no match can
+// contain.
+func (r *Regexp) Split() bool { return r.breaks != nil }
 
 // token kinds of a flattened pattern.
 const (
@@ -384,7 +400,12 @@ func indexByte[T input](s T, c byte) int {
 
 // FindAllStringSubmatchIndex is regexp.Regexp.FindAllStringSubmatchIndex.
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
+	switch {
+	case len(s) < r.minLen:
+		return r.re.FindAllStringSubmatchIndex(s, n)
+	case r.breaks != nil:
+		return r.findAllSplit(s, n)
+	case r.pieces == nil && r.anchored == nil:
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	}
 	var out [][]int

@@ -1,13 +1,12 @@
-package funcs
+package regexfast
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"asa/engine/regexfast"
 )
 
 // splitPatterns: the reFindAll patterns of the sitedefs, and shapes the cutting must refuse or
@@ -27,20 +26,75 @@ var splitAlphabet = []string{
 	",", ".", "0", "7", "_", "\"", "<li>", "</li>", "\xff", "\xe6", "\u0301", "\u00a0", "ab ", "Cook: 12 min",
 }
 
-func TestFindAllSplit(t *testing.T) {
+// splitOnly is std cut at its break bytes whatever the other strategies would do, so that the
+// cutting is tested on every pattern, staged and prefixed ones included.
+func splitOnly(std *regexp.Regexp) *Regexp {
+	return &Regexp{re: std, minLen: minSplit, breaks: breakBytes(std)}
+}
+
+// firstGroup is reFindAll's value of a match: its first group that took part, or the whole match.
+func firstGroup(s string, m []int) string {
+	if len(m) == 2 {
+		return s[m[0]:m[1]]
+	}
+	for i := 2; i+1 < len(m); i += 2 {
+		if m[i] >= 0 {
+			return s[m[i]:m[i+1]]
+		}
+	}
+	return ""
+}
+
+func firstGroups(s string, ms [][]int) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, firstGroup(s, m))
+	}
+	return out
+}
+
+func TestSplitSameAsRegexp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range splitPatterns {
 		std := regexp.MustCompile(p)
-		re, breaks := regexfast.New(std), breakBytes(std)
+		re := splitOnly(std)
 		for range 50 {
 			var b strings.Builder
-			for b.Len() < minSplitLen+rng.IntN(3000) {
+			for b.Len() < minSplit+rng.IntN(3000) {
 				b.WriteString(splitAlphabet[rng.IntN(len(splitAlphabet))])
 			}
 			s := b.String()
-			if got, want := findAll(re, breaks, s), findAll(re, nil, s); !slices.Equal(got, want) {
-				t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, want)
+			if got, want := FindAllFunc(re, s, firstGroup), firstGroups(s, std.FindAllStringSubmatchIndex(s, -1)); !slices.Equal(got, want) {
+				t.Fatalf("%s on %q: FindAllFunc\n got %v\nwant %v", p, s, got, want)
 			}
+			for _, n := range []int{-1, 0, 7} {
+				if got, want := re.FindAllStringSubmatchIndex(s, n), std.FindAllStringSubmatchIndex(s, n); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s on %q, n=%d:\n got %v\nwant %v", p, s, n, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSplitPrecedence: New cuts only a pattern it neither stages nor prefixes.
+func TestSplitPrecedence(t *testing.T) {
+	for _, tc := range []struct {
+		pattern                 string
+		staged, prefixed, split bool
+	}{
+		{pattern: `(?s)<div.*?</div>`, staged: true},
+		{pattern: `(?:Prep|Cook): (\d+ \w+)`, prefixed: true}, // its break bytes are never used
+		{pattern: `[\p{L}\p{N}\p{Mn}]+(?:['’-][\p{L}]+)*`, split: true},
+		{pattern: `\w+`, split: true},
+		{pattern: `\bab`},
+	} {
+		re := MustCompile(tc.pattern)
+		if re.Staged() != tc.staged || re.Prefixed() != tc.prefixed || re.Split() != tc.split {
+			t.Errorf("%s: staged %v prefixed %v split %v, want %v %v %v", tc.pattern,
+				re.Staged(), re.Prefixed(), re.Split(), tc.staged, tc.prefixed, tc.split)
+		}
+		if breakBytes(re.Regexp()) == nil && tc.prefixed {
+			t.Errorf("%s: no break bytes, want some (else the test proves nothing)", tc.pattern)
 		}
 	}
 }
@@ -86,8 +140,9 @@ func TestBreakBytes(t *testing.T) {
 	}
 }
 
-// FuzzFindAllSplit: searching piece by piece finds exactly what searching the whole text finds.
-func FuzzFindAllSplit(f *testing.F) {
+// FuzzSplitSameAsRegexp: searching piece by piece finds exactly what searching the whole text
+// finds.
+func FuzzSplitSameAsRegexp(f *testing.F) {
 	for i, p := range splitPatterns {
 		f.Add(p, splitAlphabet[i%len(splitAlphabet)]+" x'y 東京 12,345 ab")
 	}
@@ -96,12 +151,15 @@ func FuzzFindAllSplit(f *testing.F) {
 		if err != nil || len(s) == 0 {
 			return
 		}
-		re := regexfast.New(std)
-		for len(s) < minSplitLen {
+		for len(s) < minSplit {
 			s += s
 		}
-		if got, want := findAll(re, breakBytes(std), s), findAll(re, nil, s); !slices.Equal(got, want) {
-			t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, want)
+		re, ms := splitOnly(std), std.FindAllStringSubmatchIndex(s, -1)
+		if got := re.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, ms) {
+			t.Fatalf("%s on %q:\n got %v\nwant %v", p, s, got, ms)
+		}
+		if got, want := FindAllFunc(re, s, firstGroup), firstGroups(s, ms); !slices.Equal(got, want) {
+			t.Fatalf("%s on %q: FindAllFunc\n got %v\nwant %v", p, s, got, want)
 		}
 	})
 }
