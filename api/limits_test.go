@@ -104,13 +104,14 @@ func TestRetryAfterIsEnough(t *testing.T) {
 			if kind.name == "redis" {
 				requests = 600
 			}
-			seen := map[string]int{}
+			seen, ran := map[string]int{}, 0
 			for _, pl := range plans {
 				t.Run(pl.name, func(t *testing.T) {
 					rng := rand.New(rand.NewPCG(1, uint64(len(pl.name))))
 					now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 					clock := func() time.Time { return now }
-					l := kind.new(t, clock)
+					l := kind.new(t, clock) // skips when the limiter's server is not installed (outside CI)
+					ran++
 					refusals, byReason := 0, map[string]int{}
 
 					for i := 0; i < requests; i++ {
@@ -163,7 +164,7 @@ func TestRetryAfterIsEnough(t *testing.T) {
 					}
 				})
 			}
-			if seen[limitRate] == 0 || seen[limitBurst] == 0 {
+			if ran > 0 && (seen[limitRate] == 0 || seen[limitBurst] == 0) {
 				t.Errorf("the traffic did not make each limit bind longest at least once: %v", seen)
 			}
 		})
