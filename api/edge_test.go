@@ -46,6 +46,9 @@ func startEdge(t *testing.T, o edgeOpts) *edgeEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	clock := &fakeClock{t: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}
+	// The limiter first: without its server (redis-server outside CI) it skips the test, and a
+	// store opened before that would be left running.
+	limiter := newTestLimiter(t, o.limiter, clock.Now)
 	e := &env{logs: &syncBuffer{}, target: &target{hold: make(chan struct{})}, cancel: cancel, done: make(chan error, 1)}
 	e.dbPath = filepath.Join(t.TempDir(), "asa.db")
 	db, err := store.Open(ctx, e.dbPath)
@@ -74,7 +77,7 @@ func startEdge(t *testing.T, o edgeOpts) *edgeEnv {
 	srv := api.New(api.Config{RequestTimeout: 5 * time.Second, ShutdownTimeout: 5 * time.Second,
 		MetricsToken: o.metricsToken, MetricsOwnListener: o.metricsOwnPort},
 		api.Deps{Registry: reg, Live: e.target, Sandbox: sb, Auth: backend, Ledger: backend, Now: clock.Now,
-			Log: slog.New(slog.NewJSONHandler(e.logs, nil)), Limiter: newTestLimiter(t, o.limiter, clock.Now)})
+			Log: slog.New(slog.NewJSONHandler(e.logs, nil)), Limiter: limiter})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
