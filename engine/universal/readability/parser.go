@@ -1871,14 +1871,13 @@ func (ps *Parser) getLinkDensity(element *html.Node) float64 {
 	chars := &charCounter{}
 	var linkCharsWeighted float64
 
-	var walk func(*html.Node, runeCounter)
-	walk = func(n *html.Node, linkCounter runeCounter) {
+	var walk func(*html.Node, *charCounter)
+	walk = func(n *html.Node, linkCounter *charCounter) {
 		if n.Type == html.TextNode {
-			for _, r := range n.Data {
-				chars.Count(r)
-				if linkCounter != nil {
-					linkCounter.Count(r)
-				}
+			t := scanText(n.Data)
+			chars.add(t)
+			if linkCounter != nil {
+				linkCounter.add(t)
 			}
 			return
 		}
@@ -2231,7 +2230,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 		listChars := &charCounter{}
 		var linkCharsWeighted float64
 		headingChars := &charCounter{}
-		commas := &commaCounter{}
+		commas := 0
 		pCount := 0
 		imgCount := 0
 		liCount := 0
@@ -2246,27 +2245,25 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 		// - character count of any heading text, e.g. <h1>
 		// - character count of text under <a>, weighted by href type
 		// - number of comma characters in text
-		var walk func(*html.Node, runeCounter, runeCounter, runeCounter, runeCounter)
-		walk = func(n *html.Node, textCounter, listCounter, headingCounter, linkCounter runeCounter) {
+		var walk func(*html.Node, *charCounter, *charCounter, *charCounter, *charCounter)
+		walk = func(n *html.Node, textCounter, listCounter, headingCounter, linkCounter *charCounter) {
 			if n.Type == html.TextNode {
-				oldCharCount := chars.Total
-				for _, r := range n.Data {
-					chars.Count(r)
-					commas.Count(r)
-					if textCounter != nil {
-						textCounter.Count(r)
-					}
-					if listCounter != nil {
-						listCounter.Count(r)
-					}
-					if headingCounter != nil {
-						headingChars.Count(r)
-					}
-					if linkCounter != nil {
-						linkCounter.Count(r)
-					}
+				t := scanText(n.Data)
+				chars.add(t)
+				commas += t.commas
+				if textCounter != nil {
+					textCounter.add(t)
 				}
-				if chars.Total > oldCharCount {
+				if listCounter != nil {
+					listCounter.add(t)
+				}
+				if headingCounter != nil {
+					headingChars.add(t)
+				}
+				if linkCounter != nil {
+					linkCounter.add(t)
+				}
+				if t.nonSpace {
 					// If the character counter has incremented, this text has non-whitespace
 					// content. Save it so we can match it against rxAdWords below.
 					innerTextSingle = n.Data
@@ -2330,7 +2327,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 
 		// If there are not very many commas, and the number of non-paragraph elements is more than
 		// paragraphs or other ominous signs, remove the element.
-		if commas.Total < 10 {
+		if commas < 10 {
 			if innerTextSingle != "" {
 				// These patterns themselves don't have any spaces, so we can get away without using
 				// normalizeWhitespace.

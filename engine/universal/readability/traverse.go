@@ -2,6 +2,7 @@ package readability
 
 import (
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -19,8 +20,62 @@ func hasTextContent(node *html.Node) bool {
 	return false
 }
 
-type runeCounter interface {
-	Count(rune)
+// textRun is what the counters read of one text: upstream fed every counter rune by rune (through
+// an interface, up to six counters for each rune in cleanConditionally); the fork scans a text
+// once (scanText) and adds its run to each counter at once, with the same totals.
+type textRun struct {
+	chars    int  // runes other than white space
+	gaps     int  // runs of white space between two of them
+	commas   int  // commas of any script (see scanText)
+	nonSpace bool // chars > 0
+	lead     bool // white space before the first non-space rune (or anywhere, when there is none)
+	trail    bool // white space after the last non-space rune
+}
+
+// scanText reads s as upstream's counters did rune by rune (unicode.IsSpace; an invalid byte is
+// one rune, U+FFFD, as a range over s gives it), ASCII without decoding.
+func scanText(s string) textRun {
+	var t textRun
+	space := false // the last rune was white space
+	for i := 0; i < len(s); {
+		var isSpace bool
+		if b := s[i]; b < utf8.RuneSelf {
+			i++
+			switch b {
+			case ' ', '\t', '\n', '\v', '\f', '\r':
+				isSpace = true
+			case ',':
+				t.commas++
+			}
+		} else {
+			r, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+			isSpace = unicode.IsSpace(r)
+			switch r {
+			// Commas as used in Latin, Sindhi, Chinese and various other scripts.
+			// see: https://en.wikipedia.org/wiki/Comma#Comma_variants
+			case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
+				t.commas++
+			}
+		}
+		if isSpace {
+			space = true
+			continue
+		}
+		if !t.nonSpace {
+			t.lead, t.nonSpace = space, true
+		} else if space {
+			t.gaps++
+		}
+		t.chars++
+		space = false
+	}
+	if t.nonSpace {
+		t.trail = space
+	} else {
+		t.lead = space
+	}
+	return t
 }
 
 type charCounter struct {
@@ -30,39 +85,28 @@ type charCounter struct {
 	seenNonSpace     bool
 }
 
-// Count keeps a number of total characters (runes) it was passed. Leading and trailing whitespace
-// are ignored, and consecutive runs of whitespace between words are counted as a single space.
-func (c *charCounter) Count(r rune) {
-	if unicode.IsSpace(r) {
-		c.lastCharWasSpace = true
+// add counts the runes of t as upstream's Count did one by one: every rune but white space, and
+// one for each run of white space between two of them (runs across texts included); leading and
+// trailing white space not at all.
+func (c *charCounter) add(t textRun) {
+	if !t.nonSpace {
+		if t.lead {
+			c.lastCharWasSpace = true
+		}
 		return
 	}
-	if c.lastCharWasSpace && c.seenNonSpace {
-		c.Total += 2
-	} else {
-		c.Total += 1
+	c.Total += t.chars + t.gaps
+	if (c.lastCharWasSpace || t.lead) && c.seenNonSpace {
+		c.Total++
 	}
-	c.lastCharWasSpace = false
+	c.lastCharWasSpace = t.trail
 	c.seenNonSpace = true
 }
 
-func (c *charCounter) ResetContext() runeCounter {
+func (c *charCounter) ResetContext() *charCounter {
 	c.lastCharWasSpace = false
 	c.seenNonSpace = false
 	return c
-}
-
-type commaCounter struct {
-	Total int
-}
-
-func (c *commaCounter) Count(r rune) {
-	switch r {
-	// Commas as used in Latin, Sindhi, Chinese and various other scripts.
-	// see: https://en.wikipedia.org/wiki/Comma#Comma_variants
-	case '\u002C', '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
-		c.Total++
-	}
 }
 
 // countCharsAndCommas returns counts for both characters and commas in a node's
@@ -70,24 +114,23 @@ func (c *commaCounter) Count(r rune) {
 // runs of whitespace.
 func countCharsAndCommas(node *html.Node) (int, int) {
 	chars := &charCounter{}
-	commas := &commaCounter{}
+	commas := 0
 
 	// Walk the node and its descendants to count all non-space characters and
 	// different comma variants separately.
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
-			for _, r := range n.Data {
-				chars.Count(r)
-				commas.Count(r)
-			}
+			t := scanText(n.Data)
+			chars.add(t)
+			commas += t.commas
 			return
 		}
-		for child := range n.ChildNodes() {
+		for child := n.FirstChild; child != nil; child = child.NextSibling {
 			walk(child)
 		}
 	}
 	walk(node)
 
-	return chars.Total, commas.Total
+	return chars.Total, commas
 }
