@@ -994,9 +994,10 @@ func (ps *Parser) grabArticle() *html.Node {
 		// Scale the final candidates score based on link density. Good
 		// content should have a relatively small link density (5% or
 		// less) and be mostly unaffected by this operation.
+		links := newLinkMemo(ps, doc)
 		for i := 0; i < len(candidates); i++ {
 			candidate := candidates[i]
-			candidateScore := ps.getContentScore(candidate) * (1 - ps.getLinkDensity(candidate))
+			candidateScore := ps.getContentScore(candidate) * (1 - links.density(candidate))
 			passLogger.Debug("scored candidate", slog.Float64("score", candidateScore), slog.Any("node", inspectNode(candidate)))
 			ps.setContentScore(candidate, candidateScore)
 		}
