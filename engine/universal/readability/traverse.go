@@ -134,3 +134,64 @@ func countCharsAndCommas(node *html.Node) (int, int) {
 
 	return chars.Total, commas
 }
+
+// cloneDocument is dom.Clone(src, true), which grabArticle calls at every pass on the whole
+// document: the same copy (no Namespace, as dom.Clone; every Attr a slice of its own, empty but
+// not nil where src has none), with the nodes and the attributes allocated in one slice each
+// rather than one allocation per node. Each Attr is capped at its length, so that an attribute
+// added to one node never lands in another's.
+func cloneDocument(src *html.Node) *html.Node {
+	nodes, attrs := 0, 0
+	var count func(*html.Node)
+	count = func(n *html.Node) {
+		nodes++
+		attrs += len(n.Attr)
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			count(c)
+		}
+	}
+	count(src)
+	s := slabs{nodes: make([]html.Node, nodes), attrs: make([]html.Attribute, attrs)}
+	return s.clone(src)
+}
+
+type slabs struct {
+	nodes []html.Node
+	attrs []html.Attribute
+}
+
+func (s *slabs) clone(src *html.Node) *html.Node {
+	n := &s.nodes[0]
+	s.nodes = s.nodes[1:]
+	n.Type, n.DataAtom, n.Data = src.Type, src.DataAtom, src.Data
+	k := copy(s.attrs, src.Attr)
+	n.Attr, s.attrs = s.attrs[:k:k], s.attrs[k:]
+	for c := src.FirstChild; c != nil; c = c.NextSibling {
+		n.AppendChild(s.clone(c))
+	}
+	return n
+}
+
+// getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named
+// tagName, or all of them for "*", in document order; walked without recursion or a closure.
+func getElementsByTagName(root *html.Node, tagName string) []*html.Node {
+	var out []*html.Node
+	n := root.FirstChild
+	for n != nil {
+		if n.Type == html.ElementNode && (tagName == "*" || n.Data == tagName) {
+			out = append(out, n)
+		}
+		if n.FirstChild != nil {
+			n = n.FirstChild
+			continue
+		}
+		for n != root && n.NextSibling == nil {
+			n = n.Parent
+		}
+		if n == root {
+			break
+		}
+		n = n.NextSibling
+	}
+	return out
+}

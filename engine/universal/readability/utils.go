@@ -133,3 +133,20 @@ func strFilter(strs []string, filter func(string) bool) []string {
 	}
 	return result
 }
+
+// containsFoldASCII reports whether s contains lower (ASCII lower case letters) in any case. The
+// fork tests it before a case-insensitive regular expression that needs lower: a quick no for most
+// inputs, exact when lower's letters have no case pairs outside ASCII (not k, nor s: Unicode folds
+// them with the Kelvin sign and the long s).
+func containsFoldASCII(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for j < len(lower) && s[i+j]|0x20 == lower[j] {
+			j++
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
+}
