@@ -10,7 +10,7 @@ import "golang.org/x/net/html"
 // one list of every link's term in the order getLinkDensity adds them (after the link's
 // descendants, in document order). A subtree's links are a slice of that list, which density sums
 // from zero in the same order as upstream, since float addition does not associate. A candidate
-// not in the tree (or added since) is measured by getLinkDensity.
+// not in the tree is measured by getLinkDensity.
 type linkMemo struct {
 	ps    *Parser
 	spans map[*html.Node]linkSpan
@@ -28,8 +28,12 @@ type linkTerm struct {
 	chars, coefficient float64
 }
 
-func newLinkMemo(ps *Parser, root *html.Node) *linkMemo {
-	lm := &linkMemo{ps: ps, spans: make(map[*html.Node]linkSpan)}
+// newLinkMemo reads root's tree for the candidates (only theirs are kept).
+func newLinkMemo(ps *Parser, root *html.Node, candidates []*html.Node) *linkMemo {
+	lm := &linkMemo{ps: ps, spans: make(map[*html.Node]linkSpan, len(candidates))}
+	for _, c := range candidates {
+		lm.spans[c] = linkSpan{lo: -1} // not read yet
+	}
 	lm.read(root)
 	return lm
 }
@@ -53,14 +57,16 @@ func (lm *linkMemo) read(n *html.Node) (all, free textRun) {
 		lm.terms = append(lm.terms, linkTerm{float64(free.count()), getLinkDensityCoefficient(n)})
 		free = textRun{}
 	}
-	lm.spans[n] = linkSpan{all: all, lo: lo, hi: len(lm.terms)}
+	if _, ok := lm.spans[n]; ok {
+		lm.spans[n] = linkSpan{all: all, lo: lo, hi: len(lm.terms)}
+	}
 	return all, free
 }
 
 // density is getLinkDensity(n).
 func (lm *linkMemo) density(n *html.Node) float64 {
 	s, ok := lm.spans[n]
-	if !ok {
+	if !ok || s.lo < 0 {
 		return lm.ps.getLinkDensity(n)
 	}
 	total := s.all.count()
