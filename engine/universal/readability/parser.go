@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	shtml "html"
-	"io"
 	"log/slog"
 	"math"
 	nurl "net/url"
@@ -117,8 +116,8 @@ func NewParser() Parser {
 		ClassesToPreserve: []string{"page"},
 		KeepClasses:       false,
 		TagsToScore:       []string{"section", "h2", "h3", "h4", "h5", "h6", "p", "td", "pre"},
-		// TODO: switch to slog.DiscardHandler with go 1.24
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// Upstream's TODO done: its Info lines were formatted and written to io.Discard.
+		Logger: slog.New(slog.DiscardHandler),
 	}
 }
 
