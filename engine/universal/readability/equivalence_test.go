@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	upstream "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
@@ -22,7 +23,7 @@ type result struct {
 	node, title, byline, excerpt, siteName, lang, image, favicon, published, modified, err string
 }
 
-func timeString(t interface{ String() string }, err error) string {
+func timeString(t time.Time, err error) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -40,30 +41,38 @@ func renderNode(n *html.Node) string {
 	return b.String()
 }
 
-func runUpstream(body []byte, base *url.URL, keepClasses bool) (r result) {
-	defer func() {
-		if p := recover(); p != nil {
-			r = result{err: fmt.Sprint("panic: ", p)}
-		}
-	}()
-	doc, err := dom.ParseHTML(body)
-	if err != nil {
-		return result{err: err.Error()}
-	}
+// article is what both packages' Article types offer.
+type article interface {
+	Title() string
+	Byline() string
+	Excerpt() string
+	SiteName() string
+	Language() string
+	ImageURL() string
+	Favicon() string
+	PublishedTime() (time.Time, error)
+	ModifiedTime() (time.Time, error)
+}
+
+// parseFunc runs one package's parser on doc; node is the article's Node.
+type parseFunc func(doc *html.Node, base *url.URL, keepClasses bool) (a article, node *html.Node, err error)
+
+func parseUpstream(doc *html.Node, base *url.URL, keepClasses bool) (article, *html.Node, error) {
 	p := upstream.NewParser()
 	p.KeepClasses = keepClasses
 	a, err := p.ParseAndMutate(doc, base)
-	if err != nil {
-		return result{err: err.Error()}
-	}
-	pt, perr := a.PublishedTime()
-	mt, merr := a.ModifiedTime()
-	return result{node: renderNode(a.Node), title: a.Title(), byline: a.Byline(), excerpt: a.Excerpt(),
-		siteName: a.SiteName(), lang: a.Language(), image: a.ImageURL(), favicon: a.Favicon(),
-		published: timeString(pt, perr), modified: timeString(mt, merr)}
+	return a, a.Node, err
 }
 
-func runFork(body []byte, base *url.URL, keepClasses bool) (r result) {
+func parseFork(doc *html.Node, base *url.URL, keepClasses bool) (article, *html.Node, error) {
+	p := readability.NewParser()
+	p.KeepClasses = keepClasses
+	a, err := p.ParseAndMutate(doc, base)
+	return a, a.Node, err
+}
+
+// run parses body (a tree of its own) and runs parse on it; a panic is a result like the others.
+func run(parse parseFunc, body []byte, base *url.URL, keepClasses bool) (r result) {
 	defer func() {
 		if p := recover(); p != nil {
 			r = result{err: fmt.Sprint("panic: ", p)}
@@ -73,15 +82,13 @@ func runFork(body []byte, base *url.URL, keepClasses bool) (r result) {
 	if err != nil {
 		return result{err: err.Error()}
 	}
-	p := readability.NewParser()
-	p.KeepClasses = keepClasses
-	a, err := p.ParseAndMutate(doc, base)
+	a, node, err := parse(doc, base, keepClasses)
 	if err != nil {
 		return result{err: err.Error()}
 	}
 	pt, perr := a.PublishedTime()
 	mt, merr := a.ModifiedTime()
-	return result{node: renderNode(a.Node), title: a.Title(), byline: a.Byline(), excerpt: a.Excerpt(),
+	return result{node: renderNode(node), title: a.Title(), byline: a.Byline(), excerpt: a.Excerpt(),
 		siteName: a.SiteName(), lang: a.Language(), image: a.ImageURL(), favicon: a.Favicon(),
 		published: timeString(pt, perr), modified: timeString(mt, merr)}
 }
@@ -100,7 +107,7 @@ func firstDiff(want, got string) string {
 // returns how they differ, or "".
 func compare(body []byte, base *url.URL) string {
 	for _, keep := range []bool{false, true} {
-		w, g := runUpstream(body, base, keep), runFork(body, base, keep)
+		w, g := run(parseUpstream, body, base, keep), run(parseFork, body, base, keep)
 		if w == g {
 			continue
 		}

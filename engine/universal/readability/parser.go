@@ -2,7 +2,6 @@ package readability
 
 import (
 	"encoding/json"
-	"fmt"
 	shtml "html"
 	"log/slog"
 	"math"
@@ -2542,7 +2541,8 @@ func (ps *Parser) isReadabilityDataTable(node *html.Node) bool {
 
 // setContentScore sets the readability score for a node.
 func (ps *Parser) setContentScore(node *html.Node, score float64) {
-	dom.SetAttribute(node, "data-readability-score", fmt.Sprintf("%.4f", score))
+	// strconv writes what fmt's %.4f writes (Inf and NaN included), without fmt's machinery.
+	dom.SetAttribute(node, "data-readability-score", strconv.FormatFloat(score, 'f', 4, 64))
 }
 
 // hasContentScore checks if node has readability score.

@@ -173,25 +173,21 @@ func (s *slabs) clone(src *html.Node) *html.Node {
 }
 
 // getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named
-// tagName, or all of them for "*", in document order; walked without recursion or a closure.
+// tagName, or all of them for "*", in document order; without a closure, into one slice.
 func getElementsByTagName(root *html.Node, tagName string) []*html.Node {
 	var out []*html.Node
-	n := root.FirstChild
-	for n != nil {
-		if n.Type == html.ElementNode && (tagName == "*" || n.Data == tagName) {
-			out = append(out, n)
-		}
-		if n.FirstChild != nil {
-			n = n.FirstChild
-			continue
-		}
-		for n != root && n.NextSibling == nil {
-			n = n.Parent
-		}
-		if n == root {
-			break
-		}
-		n = n.NextSibling
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		out = appendElementsByTagName(out, c, tagName)
+	}
+	return out
+}
+
+func appendElementsByTagName(out []*html.Node, n *html.Node, tagName string) []*html.Node {
+	if n.Type == html.ElementNode && (tagName == "*" || n.Data == tagName) {
+		out = append(out, n)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		out = appendElementsByTagName(out, c, tagName)
 	}
 	return out
 }
