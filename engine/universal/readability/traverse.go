@@ -32,25 +32,54 @@ type textRun struct {
 	trail    bool // white space after the last non-space rune
 }
 
+// byteClass sorts ASCII bytes for scanText: ordinary, white space (unicode.IsSpace's ASCII ones),
+// comma; bytes from 0x80 start a multi-byte rune (or are invalid), decoded.
+var byteClass = func() (c [256]uint8) {
+	for b := 0x80; b < 256; b++ {
+		c[b] = classMultiByte
+	}
+	for _, b := range []byte{' ', '\t', '\n', '\v', '\f', '\r'} {
+		c[b] = classSpace
+	}
+	c[','] = classComma
+	return c
+}()
+
+const (
+	classOrdinary = iota
+	classSpace
+	classComma
+	classMultiByte
+)
+
 // scanText reads s as upstream's counters did rune by rune (unicode.IsSpace; an invalid byte is
-// one rune, U+FFFD, as a range over s gives it), ASCII without decoding.
+// one rune, U+FFFD, as a range over s gives it), runs of ordinary ASCII at once.
 func scanText(s string) textRun {
 	var t textRun
 	space := false // the last rune was white space
 	for i := 0; i < len(s); {
-		var isSpace bool
-		if b := s[i]; b < utf8.RuneSelf {
-			i++
-			switch b {
-			case ' ', '\t', '\n', '\v', '\f', '\r':
-				isSpace = true
-			case ',':
-				t.commas++
+		n := 1 // non-space runes read in this step
+		switch byteClass[s[i]] {
+		case classOrdinary:
+			j := i + 1
+			for j < len(s) && byteClass[s[j]] == classOrdinary {
+				j++
 			}
-		} else {
+			n, i = j-i, j
+		case classSpace:
+			i++
+			space = true
+			continue
+		case classComma:
+			i++
+			t.commas++
+		default:
 			r, w := utf8.DecodeRuneInString(s[i:])
 			i += w
-			isSpace = unicode.IsSpace(r)
+			if unicode.IsSpace(r) {
+				space = true
+				continue
+			}
 			switch r {
 			// Commas as used in Latin, Sindhi, Chinese and various other scripts.
 			// see: https://en.wikipedia.org/wiki/Comma#Comma_variants
@@ -58,16 +87,12 @@ func scanText(s string) textRun {
 				t.commas++
 			}
 		}
-		if isSpace {
-			space = true
-			continue
-		}
 		if !t.nonSpace {
 			t.lead, t.nonSpace = space, true
 		} else if space {
 			t.gaps++
 		}
-		t.chars++
+		t.chars += n
 		space = false
 	}
 	if t.nonSpace {
