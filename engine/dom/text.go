@@ -305,11 +305,17 @@ func (w *textWriter) write(s string) {
 		if c < utf8.RuneSelf {
 			if isASCIISpace(c) {
 				w.sep()
-			} else {
-				w.flush()
-				w.b.WriteByte(c)
+				i++
+				continue
 			}
-			i++
+			// A run of visible ASCII is written at once (a script's JSON is mostly that).
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && !isASCIISpace(s[j]) {
+				j++
+			}
+			w.flush()
+			w.b.WriteString(s[i:j])
+			i = j
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])

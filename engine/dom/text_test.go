@@ -3,6 +3,7 @@ package dom
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/antchfx/xpath"
 )
@@ -160,6 +161,64 @@ func TestCollapse(t *testing.T) {
 	if n := testing.AllocsPerRun(10, func() { _ = collapse(s) }); n != 0 {
 		t.Errorf("collapse of normalised text: %v allocs", n)
 	}
+}
+
+// collapseByByte is collapse as it was written before textWriter.write took runs of visible
+// ASCII at once: byte by byte.
+func collapseByByte(s string) string {
+	var w textWriter
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIISpace(c) {
+				w.sep()
+			} else {
+				w.flush()
+				w.b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isSpaceRune(r):
+			w.sep()
+		case isJoiner(r):
+			if w.nj < len(w.joiners) {
+				w.joiners[w.nj] = r
+				w.nj++
+			}
+		default:
+			w.flush()
+			w.b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return w.String()
+}
+
+var collapseSeeds = []string{
+	"", "a", " a  b\tc\n", "{\"a\":\"x  y\",\"b\":\"\u00a0\"}", "ab\u200dcd \u200c\u200c\u200c\u200c\u200cef",
+	"\u3000x\u3000\u3000y\u200b", "a\xffb  \xc3", "é ü  ö", "x\u200d\u200d y", "  \u0085\u2028z",
+}
+
+func TestCollapseSameAsByByte(t *testing.T) {
+	for _, s := range collapseSeeds {
+		if got, want := collapse(s), collapseByByte(s); got != want {
+			t.Errorf("collapse(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzCollapse(f *testing.F) {
+	for _, s := range collapseSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapse(s), collapseByByte(s); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
 
 func TestParseXMLErrors(t *testing.T) {
