@@ -215,8 +215,15 @@ const maxRecent = 40
 func (d *fastDecoder) str() (string, bool) {
 	start := d.i + 1
 	ascii := true
-	for j := start; j < len(d.b); j++ {
-		switch c := d.b[j]; {
+	b := d.b
+	for j := start; j < len(b); j++ {
+		for j < len(b) && plainASCII[b[j]] {
+			j++
+		}
+		if j >= len(b) {
+			break
+		}
+		switch c := b[j]; {
 		case c == '"':
 			s := d.s[start:j]
 			if !ascii && !utf8.ValidString(s) {
@@ -228,12 +235,21 @@ func (d *fastDecoder) str() (string, bool) {
 			return d.escaped(start, j, ascii)
 		case c < ' ':
 			return "", false
-		case c >= utf8.RuneSelf:
+		default: // c >= utf8.RuneSelf
 			ascii = false
 		}
 	}
 	return "", false
 }
+
+// plainASCII is true for the bytes a string holds as they are and str has nothing to do about:
+// ASCII from ' ' on, but for '"' and '\\'.
+var plainASCII = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // escaped reads the rest of a string whose first escape is at b[esc].
 func (d *fastDecoder) escaped(start, esc int, ascii bool) (string, bool) {
