@@ -199,7 +199,7 @@ func collapseByByte(s string) string {
 
 var collapseSeeds = []string{
 	"", "a", " a  b\tc\n", "{\"a\":\"x  y\",\"b\":\"\u00a0\"}", "ab\u200dcd \u200c\u200c\u200c\u200c\u200cef",
-	"\u3000x\u3000\u3000y\u200b", "a\xffb  \xc3", "é ü  ö", "x\u200d\u200d y", "  \u0085\u2028z",
+	"\u3000x\u3000\u3000y\u200b", "a b c  d e\u00a0f g ", "a b\tc \u200dd", "x \xff y z", "a\xffb  \xc3", "é ü  ö", "x\u200d\u200d y", "  \u0085\u2028z",
 }
 
 func TestCollapseSameAsByByte(t *testing.T) {
