@@ -17,8 +17,13 @@ import (
 func decodeFast(b []byte) (v any, ok bool) {
 	// One copy of the text, whose substrings are the strings without escapes: a string costs no
 	// allocation of its own (the decoded value keeps the text alive, which it mostly is anyway).
-	d := fastDecoder{s: string(b)}
-	d.b = unsafe.Slice(unsafe.StringData(d.s), len(d.s)) // read only: the bytes of d.s
+	return decodeFastString(string(b))
+}
+
+// decodeFastString is decodeFast of a string, whose substrings the strings of the value are.
+func decodeFastString(s string) (v any, ok bool) {
+	d := fastDecoder{s: s}
+	d.b = unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
 	d.space()
 	v, ok = d.value()
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 )
 
 // MaxDepth is the deepest nesting of JSON arrays and objects decoded.
@@ -26,6 +27,24 @@ func DecodeJSON(body []byte) (any, error) {
 		return nil, err
 	}
 	return unmarshal(body)
+}
+
+// DecodeJSONString is DecodeJSON of a string (a script's text), which it does not copy: the
+// strings of the value are substrings of s.
+func DecodeJSONString(s string) (any, error) {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
+	t := trimJSONPrefix(b)                          // a suffix of b
+	if err := checkDepth(t); err != nil {
+		return nil, err
+	}
+	if v, ok := decodeFastString(s[len(b)-len(t):]); ok {
+		return v, nil
+	}
+	var v any
+	if err := json.Unmarshal(t, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // MaybeJSON reports whether DecodeJSON(body) can succeed, from body's first byte: a body source
