@@ -287,10 +287,13 @@ func TestMaybeJSON(t *testing.T) {
 	}
 }
 
-// balancedEndByByte and checkDepthByByte are balancedEnd and checkDepth as they were written before
-// stringEnd skipped strings with bytes.IndexByte: byte by byte.
-func balancedEndByByte(b []byte) (int, error) {
-	depth, err := 0, error(errUnbalanced)
+// depthByByte is balancedEnd (when balanced) and checkDepth as they were written before stringEnd
+// skipped strings with bytes.IndexByte: byte by byte.
+func depthByByte(b []byte, balanced bool) (int, error) {
+	depth, err := 0, error(nil)
+	if balanced {
+		err = errUnbalanced
+	}
 	end := scanByByte(b, func(i int, c byte) bool {
 		switch c {
 		case '{', '[':
@@ -299,7 +302,7 @@ func balancedEndByByte(b []byte) (int, error) {
 				return true
 			}
 		case '}', ']':
-			if depth--; depth == 0 {
+			if depth--; depth == 0 && balanced {
 				err = nil
 				return true
 			}
@@ -310,24 +313,6 @@ func balancedEndByByte(b []byte) (int, error) {
 		return 0, err
 	}
 	return end + 1, nil
-}
-
-func checkDepthByByte(b []byte) error {
-	depth := 0
-	var err error
-	scanByByte(b, func(i int, c byte) bool {
-		switch c {
-		case '{', '[':
-			if depth++; depth > MaxDepth {
-				err = ErrTooDeep
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-		return false
-	})
-	return err
 }
 
 // scanByByte calls f with each byte of b outside strings (and their escapes) until f is true, and
@@ -371,12 +356,13 @@ func checkScans(t *testing.T, b []byte) {
 	t.Helper()
 	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
 		n, err := balancedEnd(b)
-		wn, werr := balancedEndByByte(b)
+		wn, werr := depthByByte(b, true)
 		if n != wn || err != werr {
 			t.Fatalf("balancedEnd(%q) = %d, %v; want %d, %v", b, n, err, wn, werr)
 		}
 	}
-	if err, werr := checkDepth(b), checkDepthByByte(b); err != werr {
+	_, werr := depthByByte(b, false)
+	if err := checkDepth(b); err != werr {
 		t.Fatalf("checkDepth(%q) = %v, want %v", b, err, werr)
 	}
 }

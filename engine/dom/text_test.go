@@ -164,7 +164,7 @@ func TestCollapse(t *testing.T) {
 }
 
 // collapseByByte is collapse as it was written before textWriter.write took runs of visible
-// ASCII at once: byte by byte.
+// ASCII at once: ASCII byte by byte.
 func collapseByByte(s string) string {
 	var w textWriter
 	for i := 0; i < len(s); {
@@ -179,19 +179,8 @@ func collapseByByte(s string) string {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case isSpaceRune(r):
-			w.sep()
-		case isJoiner(r):
-			if w.nj < len(w.joiners) {
-				w.joiners[w.nj] = r
-				w.nj++
-			}
-		default:
-			w.flush()
-			w.b.WriteString(s[i : i+n])
-		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		w.write(s[i : i+n]) // one rune that is not ASCII: the part of write not changed
 		i += n
 	}
 	return w.String()

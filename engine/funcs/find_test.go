@@ -107,14 +107,21 @@ func BenchmarkFindKey(b *testing.B) {
 	}
 	tree := build(5)
 	tree.(map[string]any)["zz"] = map[string]any{"token": "t"}
-	for _, c := range []struct {
-		name, key string
-		all       bool
-	}{
+	benchFinds(b, tree, []findCase{
 		{"findAll-absent", "channelAgeGateRenderer", true},
 		{"findAll-present", "url", true},
 		{"find-last", "token", false},
-	} {
+	})
+}
+
+type findCase struct {
+	name, key string
+	all       bool
+}
+
+// benchFinds runs findKey on tree for each case.
+func benchFinds(b *testing.B, tree any, cases []findCase) {
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -144,22 +151,11 @@ func ytInitialData(tb testing.TB) any {
 // BenchmarkFindKeyYouTube is the channel sitedef's searches of its ytInitialData: two keys that
 // are not there, one that is.
 func BenchmarkFindKeyYouTube(b *testing.B) {
-	tree := ytInitialData(b)
-	for _, c := range []struct {
-		name, key string
-		all       bool
-	}{
+	benchFinds(b, ytInitialData(b), []findCase{
 		{"findAll-absent", "channelAgeGateRenderer", true},
 		{"findAll-present", "continuationItemRenderer", true},
 		{"find-present", "token", false},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				findKey(tree, c.key, c.all)
-			}
-		})
-	}
+	})
 }
 
 // FuzzFindKey checks find and findAll against their definition, findKeySorted, on any JSON text
