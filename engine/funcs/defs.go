@@ -280,6 +280,22 @@ func (s *Set) definitions() []def {
 			),
 		},
 		{
+			name: "wordCount", group: groupText, sig: "wordCount(s) → int | nil",
+			summary: "The words of s: each Chinese or Japanese character (Han, Hiragana, Katakana) is one word, " +
+				"and so is each run of letters, digits and combining marks, joined across an apostrophe (' or ’) or " +
+				"hyphen followed by letters (\"don't\", \"well-known\"). The same count as " +
+				"len(reFindAll(s, `[\\p{Han}\\p{Hiragana}\\p{Katakana}]|[\\p{L}\\p{N}\\p{Mn}]+(?:['’-][\\p{L}]+)*`)), " +
+				"many times faster on long Japanese or Chinese text.",
+			types: []any{tS},
+			fn: text("wordCount", 1, 1, func(str string, _ []any) (any, error) {
+				return wordCount(str), nil
+			}),
+			examples: ex(
+				`wordCount("Tokyo Tower's well-known view")`, `4`,
+				`wordCount("東京タワー 2024")`, `6`,
+			),
+		},
+		{
 			name: "stripTags", group: groupText, sig: "stripTags(s) → string | nil",
 			summary: "s without HTML tags and comments, with entities unescaped and trimmed. The content of " +
 				"`script`, `style`, `template` and `noscript` is dropped; `<br>` and block elements (`p`, `div`, " +

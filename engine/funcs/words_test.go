@@ -1,0 +1,69 @@
+package funcs
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// wordPattern is the article family's word pattern before wordCount: its FindAll is the contract.
+var wordPattern = regexp.MustCompile(`[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}\p{N}\p{Mn}]+(?:['’-][\p{L}]+)*`)
+
+func TestWordCountSameAsPattern(t *testing.T) {
+	for _, s := range []string{
+		"", " ", "word", "two words", "don't", "don't2", "well-known", "well--known", "end-", "'quoted'",
+		"rock’n’roll", "a-1", "1-a", "x'", "東京タワーに行きました", "abc漢字", "漢字abc", "ゝ゛ー", "ー",
+		"café naïve", "e\u0301t\u0301e", "\u0301alone", "½ ² Ⅻ ٣", "a\xffb", "\xff\xfe", "東'京", "a-東",
+		"l'été d’hiver", "ＡＢＣ１２３", "Ωμέγα-λέξη", "а-б в", "x-'y", "x-\u0301", "\u200b\u00a0word",
+	} {
+		if got, want := wordCount(s), len(wordPattern.FindAllStringIndex(s, -1)); got != want {
+			t.Errorf("wordCount(%q) = %d, the pattern finds %d", s, got, want)
+		}
+	}
+}
+
+// TestWordCountRandom: texts of the runes the pattern distinguishes, mixed at random.
+func TestWordCountRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		s := randomWords(r, r.IntN(40))
+		if got, want := wordCount(s), len(wordPattern.FindAllStringIndex(s, -1)); got != want {
+			t.Fatalf("wordCount(%q) = %d, the pattern finds %d", s, got, want)
+		}
+	}
+}
+
+var wordAlphabet = []string{"a", "Z", "7", " ", "'", "’", "-", "東", "た", "カ", "ー", "゛", "é", "\u0301", "½",
+	"Ⅻ", "Ω", "\xff", "\xe3\x81", ".", "\n", "ｱ", "ㇰ", "〆", "々", "_"}
+
+func randomWords(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(wordAlphabet[r.IntN(len(wordAlphabet))])
+	}
+	return b.String()
+}
+
+func FuzzWordCount(f *testing.F) {
+	f.Add("l'été d’hiver 東京タワー don't2 \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := wordCount(s), len(wordPattern.FindAllStringIndex(s, -1)); got != want {
+			t.Fatalf("wordCount(%q) = %d, the pattern finds %d", s, got, want)
+		}
+	})
+}
+
+func BenchmarkWordCount(b *testing.B) {
+	s := strings.Repeat("東京タワーに行きました。Tokyo Tower's well-known view, 2024年。", 2000)
+	b.Run("wordCount", func(b *testing.B) {
+		for b.Loop() {
+			wordCount(s)
+		}
+	})
+	b.Run("regexp", func(b *testing.B) {
+		for b.Loop() {
+			wordPattern.FindAllStringIndex(s, -1)
+		}
+	})
+}
