@@ -1,9 +1,12 @@
 // Package regexfast runs Go regular expressions faster on long inputs, with exactly the answers
-// of the regexp package, by one of three strategies, tried in this order: a pattern cut by lazy
+// of the regexp package, by one of four strategies, tried in this order: a pattern cut by lazy
 // wildcards is searched piece by piece (below); a pattern whose matches start with one of a few
-// literals is tried, anchored, where those occur (candidates); any other pattern with no
-// assertion and no empty match has its FindAll run on the input cut at the ASCII bytes no match
-// can contain (breakBytes, in split.go).
+// literals is tried where those occur (candidates), matched by one forward scan when it is a
+// chain of literals and class runs that needs no backtracking (chain.go), else by the regexp
+// package anchored there; any other pattern with no assertion and no empty match has its
+// FindAll run on the input cut at the ASCII bytes no match can contain (breakBytes, in
+// split.go). The pieces of a pattern cut by lazy wildcards are themselves searched by the
+// second or third strategy where one applies.
 //
 // The first shape is a pattern cut by lazy wildcards, `(?s)<article.*?</article>` or
 // `(?s)<div class="x[^>]*>(.*?)(?:<footer|<a )`: pieces joined by `.*?`. On an input longer than
@@ -21,7 +24,9 @@
 // found; a pattern whose pieces hold no assertion (^, $, \b) matches a piece the same wherever
 // the input around it is cut. When a later piece is not found, another choice for an earlier
 // piece might still succeed: that search, rare, is handed to the regexp package from the first
-// piece's match on, where the leftmost match can start at the earliest.
+// piece's match on, where the leftmost match can start at the earliest, unless the piece is not
+// found from there either (a post with no picture, for `(?s)<div class="_5rgu.*?<img src="`):
+// every match from there on holds one.
 package regexfast
 
 import (
@@ -49,6 +54,9 @@ type Regexp struct {
 	// pattern anchored at the start of its input, tried where a prefix occurs.
 	prefixes []string
 	anchored *regexp.Regexp
+	// chain: the pattern matched from a candidate start by one scan (chain.go), in place of
+	// anchored.
+	chain *chain
 	// bounds[g] is, for a group g that spans pieces, the indexes in a piece-boundary list
 	// (2i: where piece i starts, 2i+1: where it ends) of the group's start and end.
 	bounds map[int][2]int
@@ -77,7 +85,7 @@ func New(re *regexp.Regexp) *Regexp {
 			r.candidates(tree)
 		}
 	}
-	if r.pieces == nil && r.anchored == nil {
+	if r.whole() {
 		if r.breaks = breakBytes(re); r.breaks != nil {
 			r.minLen = minSplit
 		}
@@ -97,6 +105,13 @@ func (r *Regexp) Staged() bool { return r.pieces != nil }
 // Prefixed reports whether the pattern is tried, anchored, where the literals its matches start
 // with occur.
 func (r *Regexp) Prefixed() bool { return r.anchored != nil }
+
+// Chained reports whether the pattern is matched, where the literals its matches start with
+// occur, by one scan (see chain).
+func (r *Regexp) Chained() bool { return r.chain != nil }
+
+// whole reports whether the pattern runs on the regexp package only (or cut at break bytes).
+func (r *Regexp) whole() bool { return r.pieces == nil && r.prefixes == nil }
 
 // Split reports whether FindAllStringSubmatchIndex cuts a long input at the bytes no match can
 // contain.
@@ -287,10 +302,10 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 // find is the leftmost match in s[pos:] with its groups, as offsets in s; nil for none.
 func find[T input](r *Regexp, s T, pos int, groups bool) []int {
 	switch {
-	case len(s)-pos < r.minLen || r.pieces == nil && r.anchored == nil:
+	case len(s)-pos < r.minLen || r.whole():
 		return shift(submatch(r.re, s[pos:], groups), pos)
 	case r.pieces == nil:
-		return findAnchored(r, s, pos, groups)
+		return findAnchored(r, s, pos, groups, nil)
 	}
 	first := find(r.pieces[0].re, s, pos, groups)
 	if first == nil {
@@ -317,6 +332,10 @@ func find[T input](r *Regexp, s T, pos int, groups bool) []int {
 	for _, p := range r.pieces[1:] {
 		from := edges[len(edges)-1]
 		pm := find(p.re, s, from, groups)
+		if pm == nil && find(p.re, s, first[0], false) == nil {
+			// Every match from first[0] on holds a match of p.
+			return nil
+		}
 		if pm == nil || p.notNL && indexByte(s[from:pm[0]], '\n') >= 0 {
 			// Another choice for an earlier piece may still match: the regexp package
 			// decides, from the earliest start a match can have.
@@ -351,7 +370,7 @@ func (r *Regexp) FindStringSubmatchIndex(s string) []int { return find(r, s, 0, 
 
 // FindIndex is regexp.Regexp.FindIndex.
 func (r *Regexp) FindIndex(b []byte) []int {
-	if r.pieces == nil && r.anchored == nil || len(b) < r.minLen {
+	if r.whole() || len(b) < r.minLen {
 		return r.re.FindIndex(b)
 	}
 	return find(r, b, 0, false)
@@ -388,6 +407,16 @@ func index[T input](s T, lit string) int {
 	panic("unreachable")
 }
 
+func lastIndex[T input](s T, lit string) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.LastIndex(x, lit)
+	case []byte:
+		return bytes.LastIndex(x, []byte(lit))
+	}
+	panic("unreachable")
+}
+
 func indexByte[T input](s T, c byte) int {
 	switch x := any(s).(type) {
 	case string:
@@ -405,14 +434,23 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	case r.breaks != nil:
 		return r.findAllSplit(s, n)
-	case r.pieces == nil && r.anchored == nil:
+	case r.whole():
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	}
 	var out [][]int
+	var st *chainState // shared by the searches: each run's scans go on where they stopped
+	if r.chain != nil && r.pieces == nil {
+		st = newChainState(r.chain, len(s), 2*(r.re.NumSubexp()+1))
+	}
 	// The pattern never matches empty: each search starts where the match before it ended, as
 	// the regexp package's does after a non-empty match.
 	for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
-		m := find(r, s, pos, true)
+		var m []int
+		if st != nil {
+			m = findAnchored(r, s, pos, true, st)
+		} else {
+			m = find(r, s, pos, true)
+		}
 		if m == nil {
 			break
 		}
@@ -424,7 +462,7 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 
 // MatchString is regexp.Regexp.MatchString.
 func (r *Regexp) MatchString(s string) bool {
-	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
+	if r.whole() || len(s) < r.minLen {
 		return r.re.MatchString(s)
 	}
 	return find(r, s, 0, false) != nil
@@ -451,6 +489,10 @@ func (r *Regexp) candidates(tree *syntax.Regexp) {
 		if l == "" {
 			return
 		}
+	}
+	if ch := newChain(tree); ch != nil {
+		r.prefixes, r.chain = lits, ch
+		return
 	}
 	anchored, err := regexp.Compile(`^(?:` + tree.String() + `)`)
 	if err != nil || anchored.NumSubexp() != r.re.NumSubexp() {
@@ -511,7 +553,16 @@ func prefixes(re *syntax.Regexp) ([]string, bool) {
 // findAnchored is the leftmost match in s[pos:]: the first place a prefix occurs where the
 // anchored pattern matches. Prefixes start with an ASCII or a UTF-8 leading byte, never inside a
 // character, so each such place is one the regexp package's search tries too.
-func findAnchored[T input](r *Regexp, s T, pos int, groups bool) []int {
+//
+// A chain is matched by chainAt, with the state st (nil: a new one for this search).
+func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState) []int {
+	if r.chain != nil && st == nil {
+		caps := 2
+		if groups {
+			caps = 2 * (r.re.NumSubexp() + 1)
+		}
+		st = newChainState(r.chain, len(s)-pos, caps)
+	}
 	next := make([]int, len(r.prefixes)) // where each prefix next occurs, from at
 	for i := range next {
 		next[i] = -1
@@ -533,6 +584,17 @@ func findAnchored[T input](r *Regexp, s T, pos int, groups bool) []int {
 		}
 		if c < 0 {
 			return nil
+		}
+		if r.chain != nil {
+			m, ok := chainAt(r.chain, s, c, st)
+			if !ok {
+				return shift(submatch(r.re, s[c:], groups), c)
+			}
+			if m != nil {
+				return m
+			}
+			at = c + 1
+			continue
 		}
 		if failed == maxFailed {
 			return shift(submatch(r.re, s[c:], groups), c)
