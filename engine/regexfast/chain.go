@@ -57,7 +57,7 @@ const (
 	iOpen                  // a group opens
 	iClose                 // and closes
 	iAlt                   // an alternation: the branches, each with the rest of the pattern
-	iOpt                   // an optional literal, which what follows cannot start as
+	iOpt                   // an optional literal or character, which what follows cannot start as
 )
 
 // How a run ends.
@@ -69,8 +69,8 @@ const (
 
 type item struct {
 	kind  itemKind
-	lit   string   // iLit, iOpt; iRun with endLast: the literal
-	set   *byteSet // iClass, iRun
+	lit   string   // iLit, iOpt (or set); iRun with endLast: the literal
+	set   *byteSet // iClass, iRun, iOpt (or lit)
 	min   int      // iRun: 0 (*) or 1 (+)
 	lazy  bool     // iRun: *? or +?
 	end   int      // iRun: endStop, endBack, endLast
@@ -174,15 +174,15 @@ func (c *chain) sequence(work []node, n *int) ([]item, bool) {
 			c.runs++
 			out = append(out, it)
 		case syntax.OpQuest:
-			lit := re.Sub[0]
-			if lit.Op != syntax.OpLiteral || re.Flags&syntax.NonGreedy != 0 {
+			// A literal or a character, checked as one; what follows is checked in ends.
+			if re.Flags&syntax.NonGreedy != 0 {
 				return nil, false
 			}
-			// Checked as a literal; what follows is checked in ends.
-			if _, ok := c.sequence([]node{{re: lit}}, n); !ok {
+			sub, ok := c.sequence([]node{{re: re.Sub[0]}}, n)
+			if !ok || len(sub) != 1 || sub[0].kind != iLit && sub[0].kind != iClass {
 				return nil, false
 			}
-			out = append(out, item{kind: iOpt, lit: string(lit.Rune)})
+			out = append(out, item{kind: iOpt, lit: sub[0].lit, set: sub[0].set})
 		case syntax.OpAlternate:
 			alt := item{kind: iAlt}
 			for _, s := range re.Sub {
@@ -285,7 +285,7 @@ func (c *chain) ends(seq []item) bool {
 		}
 		if it.kind == iOpt {
 			// Taken where it occurs: what follows could not match there anyway.
-			if j < len(seq) && !excludes(seq[j], it.lit) {
+			if !optionalFirst(it, seq[j:]) {
 				return false
 			}
 			continue
@@ -298,9 +298,7 @@ func (c *chain) ends(seq []item) bool {
 			it.end = endStop
 			continue
 		}
-		next := seq[j]
-		switch next.kind {
-		case iLit:
+		if next := seq[j]; next.kind == iLit {
 			back := 0
 			for back < len(next.lit) && it.set.has(next.lit[back]) {
 				_, w := utf8.DecodeRuneInString(next.lit[back:])
@@ -314,41 +312,29 @@ func (c *chain) ends(seq []item) bool {
 			default:
 				return false
 			}
-		case iClass:
-			if !it.set.disjoint(next.set) {
-				return false
-			}
-			it.end = endStop
-		case iRun:
-			if next.min == 0 || !it.set.disjoint(next.set) {
-				return false
-			}
-			it.end = endStop
-		case iAlt:
-			for _, b := range next.alts {
-				if !startsOutside(b, it.set) {
-					return false
-				}
-			}
-			it.end = endStop
-		default:
+			continue
+		}
+		if !startsOutside(seq[j:], it.set) {
 			return false
 		}
+		it.end = endStop
 	}
 	return true
 }
 
-// excludes reports whether it (a literal, a class or a non-empty run) cannot match where lit
-// occurs.
-func excludes(it item, lit string) bool {
-	switch it.kind {
-	case iLit:
-		n := min(len(it.lit), len(lit))
-		return it.lit[:n] != lit[:n]
-	case iClass, iRun:
-		return (it.kind == iClass || it.min > 0) && !it.set.has(lit[0])
+// optionalFirst reports whether what follows the optional item opt (rest) cannot match where
+// opt does: then opt is taken wherever it matches, as a backtracking search would first try.
+func optionalFirst(opt *item, rest []item) bool {
+	if opt.set != nil {
+		return startsOutside(rest, opt.set)
 	}
-	return false
+	if len(rest) > 0 && rest[0].kind == iLit {
+		n := min(len(rest[0].lit), len(opt.lit))
+		return rest[0].lit[:n] != opt.lit[:n]
+	}
+	first := &byteSet{stop: -1}
+	first.in[opt.lit[0]] = true
+	return startsOutside(rest, first)
 }
 
 func onlyCloses(seq []item) bool {
@@ -370,8 +356,18 @@ func startsOutside(seq []item, set *byteSet) bool {
 			return !set.has(it.lit[0])
 		case iClass:
 			return set.disjoint(it.set)
-		case iRun:
-			return it.min > 0 && set.disjoint(it.set)
+		case iRun, iOpt:
+			if it.kind == iOpt && it.set == nil {
+				if set.has(it.lit[0]) {
+					return false
+				}
+			} else if !set.disjoint(it.set) {
+				return false
+			}
+			if it.kind == iRun && it.min > 0 {
+				return true
+			}
+			// An empty run, or no optional item: what follows starts the match.
 		case iAlt:
 			for _, b := range it.alts {
 				if !startsOutside(b, set) {
@@ -379,8 +375,6 @@ func startsOutside(seq []item, set *byteSet) bool {
 				}
 			}
 			return true
-		default:
-			return false
 		}
 	}
 	return true
@@ -476,8 +470,13 @@ func matchSeq[T input](seq []item, s T, p int, st *chainState) int {
 				st.caps[2*it.group+1] = p
 			}
 		case iOpt:
-			if hasPrefixAt(s, p, it.lit) {
-				p += len(it.lit)
+			switch {
+			case it.set == nil:
+				if hasPrefixAt(s, p, it.lit) {
+					p += len(it.lit)
+				}
+			case p < len(s) && it.set.has(s[p]):
+				p += runeLen(s, p)
 			}
 		case iAlt:
 			for _, b := range it.alts {

@@ -48,16 +48,19 @@ var chainPatterns = []string{
 	`x[^\x00-\x7f]`,
 	`<b>|x`,
 	`(?:Prep|Cook): (\d+ \w+)`,
+	`>([0-9][0-9.,]*[KM]?) shares?<`, // optional characters after a run
+	`x([^"]*)("?)`,                   // a run followed by an optional literal
+	`x[a-c]*[d-f]*g`,                 // by a run that may be empty
+	`x[0-9.,]*[KM]?y`,                // by an optional character
+	`x(?:ab)?(?:cd)?[0-9]*(?:e|f)`,   // optional literals in a row
 }
 
 // notChains must be left to the other strategies: a run's end not decided by its class,
 // a partly non-ASCII class, case folding, U+FFFD, no literal to start from.
 var notChains = []string{
 	`x[^>]*yy(a)`,      // a literal inside the run's class not last
-	`x([^"]*)("?)`,     // a run followed by an optional literal
 	`x[^>]*?yy`,        // a lazy run's first occurrence
 	`x[a-c]*[b-f]+`,    // runs that overlap
-	`x[a-c]*[d-f]*g`,   // a run followed by one that may be empty
 	`x[^a]*(?:b|a)`,    // a branch the run's class could start
 	`x(?:ab)?a`,        // an optional literal what follows starts as
 	`x(?:ab)?`,         // (it is taken: fine, but what follows is nothing: see below)
@@ -69,9 +72,11 @@ var notChains = []string{
 	`x[^a]*a$`,         // an assertion
 	`x(?:ab)+[^a]*a`,   // a repetition of more than a character
 	`x[^"]*"|[^y]*y`,   // a branch with no literal first
-	`x[0-9.,]*[KM]?y`,  // an optional class
 	`x[^a]*?`,          // a lazy run last
 	`x(?:ab)??[0-9]+z`, // a lazy optional literal
+	`x[0-9]*[0-9K]?y`,  // an optional character the run's class holds
+	`x(?:ab)?[a-z]`,    // an optional literal what follows may start as
+	`x(?:[ab]c)?[a-z]`, // an optional sequence
 }
 
 func TestChainShapes(t *testing.T) {
@@ -108,7 +113,9 @@ var chainInputs = []string{
 	"xa ", "x\"", "x\"\"", "xab", "xac", "xabac", "xab12", "x12", "xab", "b", "bxx", "bxax", "xyzq",
 	"xywq", "xyz", "xywaq", "xyw", "xzq", "xab", "xacd", "xabd", "xabcd", "xaadg", "xadg", "xdg",
 	"xadeg", "xg", "xbbb", "xbb", "xa", "é", "éa", "éba", "é\xffa", "xé\xffy", "x\u0080", "x\xc2",
-	"<b>x<b>", "xx", "Prep: 12 min", "Cook: 3 x", "Prep: 1", "Cook: 4 h, Prep: 5 m",
+	"<b>x<b>", "xx", "Prep: 12 min", "Cook: 3 x", "Prep: 1", "Cook: 4 h, Prep: 5 m", ">12K shares<",
+	">1,2 share<", ">3M shares< >4 shares<>5.5 share", ">K shares<", "x12Ky", "x12y", "xKy", "x1K",
+	"xabcd12e", "xcdf", "xabf",
 }
 
 // chainAlphabet builds random inputs from the patterns' literals and the characters their
@@ -118,6 +125,7 @@ var chainAlphabet = []string{
 	"<footer", "<strong>", "<span>", "</a>", "</span>", "<span class=\"like_def", "\"group_id\":", "0",
 	"7", "x", "y", "yy", "a", "b", "ab", "ac", "c", "d", "g", "q", "z", "w", "é", "\xff", "\xe6\x9d",
 	"\n", " ", "\t", ":", "{", "\"user\"", "\"data\"", "id=\"feedback_inline_", "<b>", "Prep: ", "min",
+	"K", "M", " shares", " share", ",", ".", "cd", "e", "f",
 }
 
 // sameAsRegexp compares every method of fast with std's on s.
@@ -136,6 +144,18 @@ func sameAsRegexp(t *testing.T, fast *Regexp, std *regexp.Regexp, s string) {
 	}
 	if got, want := fast.MatchString(s), std.MatchString(s); got != want {
 		t.Fatalf("%s: MatchString(%q) = %v, want %v", std, s, got, want)
+	}
+	sameReplacements(t, fast, std, s)
+}
+
+// sameReplacements compares ReplaceAllString with templates that use groups, the whole
+// match, names out of range and nothing.
+func sameReplacements(t *testing.T, fast *Regexp, std *regexp.Regexp, s string) {
+	t.Helper()
+	for _, repl := range []string{"", "<$0>", "$1", "${1}x$2", "$$", "$9", "$x"} {
+		if got, want := fast.ReplaceAllString(s, repl), std.ReplaceAllString(s, repl); got != want {
+			t.Fatalf("%s: ReplaceAllString(%q, %q) = %q, want %q", std, s, repl, got, want)
+		}
 	}
 }
 
@@ -237,6 +257,9 @@ func FuzzChainSameAsRegexp(f *testing.F) {
 			}
 			if got, want := fast.FindAllStringSubmatchIndex(s, -1), std.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q on %q: FindAllStringSubmatchIndex %v, want %v", pattern, s, got, want)
+			}
+			if got, want := fast.ReplaceAllString(s, "<$1>"), std.ReplaceAllString(s, "<$1>"); got != want {
+				t.Fatalf("%q on %q: ReplaceAllString %q, want %q", pattern, s, got, want)
 			}
 		}
 	})

@@ -460,6 +460,28 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	return out
 }
 
+// ReplaceAllString is regexp.Regexp.ReplaceAllString. A staged or chained pattern never
+// matches the empty string, so the regexp package's replacement walks the matches
+// FindAllStringSubmatchIndex answers, each replaced by the template expanded as ExpandString
+// does.
+func (r *Regexp) ReplaceAllString(s, repl string) string {
+	if r.whole() || len(s) < r.minLen {
+		return r.re.ReplaceAllString(s, repl)
+	}
+	ms := r.FindAllStringSubmatchIndex(s, -1)
+	if ms == nil {
+		return s
+	}
+	var out []byte
+	last := 0
+	for _, m := range ms {
+		out = append(out, s[last:m[0]]...)
+		out = r.re.ExpandString(out, repl, s, m)
+		last = m[1]
+	}
+	return string(append(out, s[last:]...))
+}
+
 // MatchString is regexp.Regexp.MatchString.
 func (r *Regexp) MatchString(s string) bool {
 	if r.whole() || len(s) < r.minLen {

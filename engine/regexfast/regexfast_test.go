@@ -133,6 +133,7 @@ func TestSameAsRegexp(t *testing.T) {
 				if got, want := fast.MatchString(s), std.MatchString(s); got != want {
 					t.Fatalf("MatchString(%q) = %v, want %v", s, got, want)
 				}
+				sameReplacements(t, fast, std, s)
 			}
 		})
 	}
