@@ -58,6 +58,7 @@ const (
 	iClose                 // and closes
 	iAlt                   // an alternation: the branches, each with the rest of the pattern
 	iOpt                   // an optional literal or character, which what follows cannot start as
+	iEnd                   // the input's end (\z, or $ without the m flag)
 )
 
 // How a run ends.
@@ -78,6 +79,9 @@ type item struct {
 	id    int      // iRun: its memo's index
 	group int      // iOpen, iClose
 	alts  [][]item // iAlt
+	// unset: for each branch, the slots of the groups it sets (a group it opens: start and end;
+	// one opened before the alternation: its end), which are unset when the branch fails.
+	unset [][]int
 }
 
 // byteSet is a class of characters every non-ASCII one of which it holds, or none: a byte says
@@ -136,6 +140,8 @@ func (c *chain) sequence(work []node, n *int) ([]item, bool) {
 		re := nd.re
 		switch re.Op {
 		case syntax.OpEmptyMatch:
+		case syntax.OpEndText:
+			out = append(out, item{kind: iEnd})
 		case syntax.OpConcat:
 			subs := make([]node, 0, len(re.Sub)+len(work))
 			for _, s := range re.Sub {
@@ -191,6 +197,7 @@ func (c *chain) sequence(work []node, n *int) ([]item, bool) {
 					return nil, false
 				}
 				alt.alts = append(alt.alts, branch)
+				alt.unset = append(alt.unset, slotsSet(branch))
 			}
 			return append(out, alt), true
 		default: // repetitions of more than a character, counted ones, ?, assertions
@@ -380,14 +387,14 @@ func startsOutside(seq []item, set *byteSet) bool {
 	return true
 }
 
-// startsWithLiteral reports whether every match of seq starts with a literal: a chain is tried
-// where its literals occur.
+// startsWithLiteral reports whether every match of seq starts with a literal or a class: a chain
+// is tried where its literals (or the class's few characters: see candidates) occur.
 func startsWithLiteral(seq []item) bool {
 	for _, it := range seq {
 		switch it.kind {
 		case iOpen, iClose:
 			continue
-		case iLit:
+		case iLit, iClass:
 			return true
 		case iAlt:
 			for _, b := range it.alts {
@@ -469,6 +476,10 @@ func matchSeq[T input](seq []item, s T, p int, st *chainState) int {
 			if 2*it.group < len(st.caps) {
 				st.caps[2*it.group+1] = p
 			}
+		case iEnd:
+			if p != len(s) {
+				return -1
+			}
 		case iOpt:
 			switch {
 			case it.set == nil:
@@ -479,11 +490,15 @@ func matchSeq[T input](seq []item, s T, p int, st *chainState) int {
 				p += runeLen(s, p)
 			}
 		case iAlt:
-			for _, b := range it.alts {
+			for i, b := range it.alts {
 				if end := matchSeq(b, s, p, st); end >= 0 {
 					return end
 				}
-				clearGroups(b, st.caps)
+				for _, slot := range it.unset[i] {
+					if slot < len(st.caps) {
+						st.caps[slot] = -1
+					}
+				}
 			}
 			return -1
 		}
@@ -534,25 +549,23 @@ func runEnd[T input](it *item, s T, p int, st *chainState) int {
 	return -1
 }
 
-// clearGroups unsets what a failed branch may have set: the groups it opens, and the ends of
-// those opened before the alternation that it closes.
-func clearGroups(seq []item, caps []int) {
+// slotsSet lists the slots of caps a sequence may set.
+func slotsSet(seq []item) []int {
+	var out []int
 	for _, it := range seq {
 		switch it.kind {
 		case iOpen:
-			if 2*it.group < len(caps) {
-				caps[2*it.group], caps[2*it.group+1] = -1, -1
-			}
+			out = append(out, 2*it.group, 2*it.group+1)
 		case iClose:
-			if 2*it.group < len(caps) {
-				caps[2*it.group+1] = -1
-			}
+			out = append(out, 2*it.group+1)
 		case iAlt:
-			for _, b := range it.alts {
-				clearGroups(b, caps)
+			for _, u := range it.unset {
+				out = append(out, u...)
 			}
 		}
 	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func hasPrefixAt[T input](s T, at int, lit string) bool {

@@ -53,6 +53,12 @@ var chainPatterns = []string{
 	`x[a-c]*[d-f]*g`,                 // by a run that may be empty
 	`x[0-9.,]*[KM]?y`,                // by an optional character
 	`x(?:ab)?(?:cd)?[0-9]*(?:e|f)`,   // optional literals in a row
+	`[?&](?:refid|__tn__|_ft_|__xts__\[0\])=.*$`, // a class first; the input's end last
+	`[?&](?:groupid|refid|__tn__|_ft_)=.*$`,
+	`x[^a]*$`,
+	`x[^a]*a$`,
+	`x(?:ab)?\z`,
+	`[ab]c[^d]*d`,
 }
 
 // notChains must be left to the other strategies: a run's end not decided by its class,
@@ -69,7 +75,6 @@ var notChains = []string{
 	`\x{FFFD}[^a]*a`,   // U+FFFD matches an invalid byte too
 	`[^a]*a`,           // no literal first
 	`x{2}[^a]*a`,       // a counted repetition
-	`x[^a]*a$`,         // an assertion
 	`x(?:ab)+[^a]*a`,   // a repetition of more than a character
 	`x[^"]*"|[^y]*y`,   // a branch with no literal first
 	`x[^a]*?`,          // a lazy run last
@@ -77,6 +82,12 @@ var notChains = []string{
 	`x[0-9]*[0-9K]?y`,  // an optional character the run's class holds
 	`x(?:ab)?[a-z]`,    // an optional literal what follows may start as
 	`x(?:[ab]c)?[a-z]`, // an optional sequence
+	`(?m)x[^a]*$`,      // the end of a line
+	`[ab]c|d$`,         // the end not last in the pattern
+	`x$y`,              //
+	`x[^a]*\b`,         // other assertions
+	`^x[^a]*a`,         //
+	`[a-j]c[^d]*d`,     // a class of too many characters first
 }
 
 func TestChainShapes(t *testing.T) {
@@ -115,7 +126,8 @@ var chainInputs = []string{
 	"xadeg", "xg", "xbbb", "xbb", "xa", "é", "éa", "éba", "é\xffa", "xé\xffy", "x\u0080", "x\xc2",
 	"<b>x<b>", "xx", "Prep: 12 min", "Cook: 3 x", "Prep: 1", "Cook: 4 h, Prep: 5 m", ">12K shares<",
 	">1,2 share<", ">3M shares< >4 shares<>5.5 share", ">K shares<", "x12Ky", "x12y", "xKy", "x1K",
-	"xabcd12e", "xcdf", "xabf",
+	"xabcd12e", "xcdf", "xabf", "?refid=1", "?refid=1\n", "a?b&_ft_=x&refid=2", "&__xts__[0]=y", "?refid",
+	"x\n", "xb", "xb\n", "xab\n", "acxd", "bcd", "acd\nbcdd",
 }
 
 // chainAlphabet builds random inputs from the patterns' literals and the characters their
@@ -125,7 +137,8 @@ var chainAlphabet = []string{
 	"<footer", "<strong>", "<span>", "</a>", "</span>", "<span class=\"like_def", "\"group_id\":", "0",
 	"7", "x", "y", "yy", "a", "b", "ab", "ac", "c", "d", "g", "q", "z", "w", "é", "\xff", "\xe6\x9d",
 	"\n", " ", "\t", ":", "{", "\"user\"", "\"data\"", "id=\"feedback_inline_", "<b>", "Prep: ", "min",
-	"K", "M", " shares", " share", ",", ".", "cd", "e", "f",
+	"K", "M", " shares", " share", ",", ".", "cd", "e", "f", "?refid=", "&_ft_=", "&__xts__[0]=", "?", "&",
+	"&groupid=", "bc",
 }
 
 // sameAsRegexp compares every method of fast with std's on s.

@@ -79,9 +79,15 @@ func New(re *regexp.Regexp) *Regexp {
 	if re == nil {
 		return r
 	}
-	if tree, err := syntax.Parse(re.String(), syntax.Perl); err == nil && !hasAssertion(tree) {
-		r.stage(tree)
-		if r.pieces == nil {
+	if tree, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
+		switch {
+		case !hasAssertion(tree):
+			r.stage(tree)
+			if r.pieces == nil {
+				r.candidates(tree)
+			}
+		case endsAtEnd(tree):
+			// `[?&](?:refid|_ft_)=.*$`: the input's end is the same wherever a try starts.
 			r.candidates(tree)
 		}
 	}
@@ -267,6 +273,14 @@ func hasAssertion(re *syntax.Regexp) bool {
 		}
 	}
 	return false
+}
+
+// endsAtEnd reports whether re's only assertion is a \z (or $ without the m flag) that ends it.
+func endsAtEnd(re *syntax.Regexp) bool {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[len(re.Sub)-1].Op != syntax.OpEndText {
+		return false
+	}
+	return !slices.ContainsFunc(re.Sub[:len(re.Sub)-1], hasAssertion)
 }
 
 // compilePiece compiles consecutive parts as a pattern of their own, noting which of the whole
@@ -502,18 +516,19 @@ const maxFailed = 32
 // only while no thread of its NFA is alive, and keeps one alive across every long attribute a
 // prefix such as `<a href="` opens (and finds no prefix at all in `"(?:graphql|data)"`), while
 // the pattern anchored where a prefix occurs either matches or fails within a few bytes.
+//
+// A chain may also start with a small class (`[?&](?:refid|_ft_)=.*$`), whose characters are then
+// among the prefixes; the regexp package anchored is only tried where literals occur, as with
+// a class first a pattern may rather be cut at its break bytes.
 func (r *Regexp) candidates(tree *syntax.Regexp) {
-	lits, _ := prefixes(tree)
-	if len(lits) == 0 || len(lits) > maxPrefixes {
-		return
-	}
-	for _, l := range lits {
-		if l == "" {
+	if lits := usable(prefixes(tree, true)); lits != nil {
+		if ch := newChain(tree); ch != nil {
+			r.prefixes, r.chain = lits, ch
 			return
 		}
 	}
-	if ch := newChain(tree); ch != nil {
-		r.prefixes, r.chain = lits, ch
+	lits := usable(prefixes(tree, false))
+	if lits == nil {
 		return
 	}
 	anchored, err := regexp.Compile(`^(?:` + tree.String() + `)`)
@@ -523,10 +538,30 @@ func (r *Regexp) candidates(tree *syntax.Regexp) {
 	r.prefixes, r.anchored = lits, anchored
 }
 
+// usable is lits when they are few enough to search for and none is empty, else nil.
+func usable(lits []string, _ bool) []string {
+	if len(lits) == 0 || len(lits) > maxPrefixes || slices.Contains(lits, "") {
+		return nil
+	}
+	return lits
+}
+
 // prefixes returns literals one of which every match of re starts with, and whether re matches
-// exactly those; nil when unknown.
-func prefixes(re *syntax.Regexp) ([]string, bool) {
+// exactly those; nil when unknown. With classes, a class of a few ASCII characters is those
+// characters.
+func prefixes(re *syntax.Regexp, classes bool) ([]string, bool) {
 	switch re.Op {
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; classes && i+1 < len(re.Rune) && len(out) <= maxPrefixes; i += 2 {
+			for c := re.Rune[i]; c <= re.Rune[i+1] && len(out) <= maxPrefixes; c++ {
+				out = append(out, string(c))
+			}
+		}
+		if len(out) == 0 || len(out) > maxPrefixes || out[len(out)-1][0] >= utf8.RuneSelf {
+			return nil, false
+		}
+		return out, true
 	case syntax.OpLiteral:
 		// Folded case matches other bytes; U+FFFD also matches each invalid byte of the input.
 		if re.Flags&syntax.FoldCase != 0 || slices.Contains(re.Rune, utf8.RuneError) {
@@ -534,12 +569,12 @@ func prefixes(re *syntax.Regexp) ([]string, bool) {
 		}
 		return []string{string(re.Rune)}, true
 	case syntax.OpCapture:
-		return prefixes(re.Sub[0])
+		return prefixes(re.Sub[0], classes)
 	case syntax.OpAlternate:
 		var out []string
 		exact := true
 		for _, sub := range re.Sub {
-			l, e := prefixes(sub)
+			l, e := prefixes(sub, classes)
 			if l == nil {
 				return nil, false
 			}
@@ -549,7 +584,7 @@ func prefixes(re *syntax.Regexp) ([]string, bool) {
 	case syntax.OpConcat:
 		out := []string{""}
 		for _, sub := range re.Sub {
-			l, e := prefixes(sub)
+			l, e := prefixes(sub, classes)
 			if l == nil {
 				return out, false
 			}
