@@ -84,11 +84,13 @@ func New(re *regexp.Regexp) *Regexp {
 		case !hasAssertion(tree):
 			r.stage(tree)
 			if r.pieces == nil {
-				r.candidates(tree)
+				r.candidates(tree, true)
 			}
 		case endsAtEnd(tree):
-			// `[?&](?:refid|_ft_)=.*$`: the input's end is the same wherever a try starts.
-			r.candidates(tree)
+			// `[?&](?:refid|_ft_)=.*$`: the input's end is the same wherever a try starts. Only
+			// as a chain: the regexp package anchored at each candidate would scan to the end
+			// from each.
+			r.candidates(tree, false)
 		}
 	}
 	if r.whole() {
@@ -295,7 +297,7 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 		return piece{}, false
 	}
 	re := &Regexp{re: std, minLen: minStaged}
-	re.candidates(tree)
+	re.candidates(tree, true)
 	var groups []int
 	var walk func(*syntax.Regexp)
 	walk = func(x *syntax.Regexp) {
@@ -520,7 +522,9 @@ const maxFailed = 32
 // A chain may also start with a small class (`[?&](?:refid|_ft_)=.*$`), whose characters are then
 // among the prefixes; the regexp package anchored is only tried where literals occur, as with
 // a class first a pattern may rather be cut at its break bytes.
-func (r *Regexp) candidates(tree *syntax.Regexp) {
+//
+// Without anchored, only a chain is prepared.
+func (r *Regexp) candidates(tree *syntax.Regexp, anchored bool) {
 	if lits := usable(prefixes(tree, true)); lits != nil {
 		if ch := newChain(tree); ch != nil {
 			r.prefixes, r.chain = lits, ch
@@ -528,14 +532,14 @@ func (r *Regexp) candidates(tree *syntax.Regexp) {
 		}
 	}
 	lits := usable(prefixes(tree, false))
-	if lits == nil {
+	if lits == nil || !anchored {
 		return
 	}
-	anchored, err := regexp.Compile(`^(?:` + tree.String() + `)`)
-	if err != nil || anchored.NumSubexp() != r.re.NumSubexp() {
+	re, err := regexp.Compile(`^(?:` + tree.String() + `)`)
+	if err != nil || re.NumSubexp() != r.re.NumSubexp() {
 		return
 	}
-	r.prefixes, r.anchored = lits, anchored
+	r.prefixes, r.anchored = lits, re
 }
 
 // usable is lits when they are few enough to search for and none is empty, else nil.
