@@ -168,7 +168,7 @@ func (c *compiler) xpath(ptr *string, what string) *xpatheval.Expr {
 	if ptr == nil || *ptr == "" {
 		return nil
 	}
-	x, err := xpatheval.Compile(*ptr, c.want)
+	x, err := c.eng.xpaths.Compile(*ptr, c.want)
 	if err != nil {
 		c.errAt(ptr, "%s: bad XPath %q: %v", what, *ptr, err)
 		return nil

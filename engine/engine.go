@@ -18,6 +18,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"asa/engine/funcs"
+	"asa/engine/xpatheval"
 )
 
 // Request is one outbound request a plan asks for.
@@ -74,6 +75,8 @@ type Engine struct {
 	// family repeat their base's expressions, and a program is immutable, so one compile serves all.
 	progMu   sync.Mutex
 	programs map[string]*vm.Program
+	// xpaths compiles each XPath source once for every plan (each plan keeps its own index plan).
+	xpaths xpatheval.Cache
 }
 
 // New returns an Engine.

@@ -604,7 +604,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			if nav := sr.nav(); nav != nil {
 				s := r.xp.Value(src.xpathJSON, nav, false, true)
 				if str, ok := s.(string); ok && str != "" {
-					if x, err := dom.DecodeJSON([]byte(str)); err == nil {
+					if x, err := dom.DecodeJSONString(str); err == nil {
 						v = x
 					}
 				}

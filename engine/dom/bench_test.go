@@ -110,6 +110,41 @@ func BenchmarkScriptJSON(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeEmbedded decodes the big embedded JSON of the pages whose time it is (issue 20):
+// YouTube's ytInitialData and ytInitialPlayerResponse, TikTok's rehydration data, Walmart's
+// __NEXT_DATA__.
+func BenchmarkDecodeEmbedded(b *testing.B) {
+	dir := corpusDir(b)
+	for _, c := range []struct{ name, file, marker string }{
+		{"youtube-channel-data", "youtube/channel-metascraper.html", `ytInitialData"?\]?\s*=\s*`},
+		{"youtube-video-data", "youtube/watch-GJLlxj_dtq8.html", `ytInitialData"?\]?\s*=\s*`},
+		{"youtube-video-player", "youtube/watch-GJLlxj_dtq8.html", `ytInitialPlayerResponse"?\]?\s*=\s*`},
+		{"tiktok-video", "tiktok/video.html", `__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>`},
+		{"tiktok-profile", "tiktok/profile.html", `__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>`},
+		{"walmart-product", "walmart/product-pokemon-go-plus-plus-1203950273.html", `__NEXT_DATA__"[^>]*>`},
+	} {
+		body, err := os.ReadFile(filepath.Join(dir, c.file))
+		if err != nil {
+			b.Skip(err)
+		}
+		re := regexp.MustCompile(c.marker)
+		loc := re.FindIndex(body)
+		if loc == nil {
+			b.Fatalf("%s: no %s", c.file, c.marker)
+		}
+		body = body[loc[0]:]
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if v, err := ScriptJSON(body, re); err != nil || v == nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkJSONLD reads the JSON-LD of every corpus page that has some (parsed beforehand); one op
 // is every page once.
 func BenchmarkJSONLD(b *testing.B) {

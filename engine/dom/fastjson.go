@@ -3,6 +3,7 @@ package dom
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decodeFast decodes a JSON text into nil, bool, float64, string, []any and map[string]any exactly
@@ -14,7 +15,15 @@ import (
 // one given). It never reads past len(b) and visits each byte once; the nesting it recurses into
 // is bounded by the caller's checkDepth.
 func decodeFast(b []byte) (v any, ok bool) {
-	d := fastDecoder{b: b}
+	// One copy of the text, whose substrings are the strings without escapes: a string costs no
+	// allocation of its own (the decoded value keeps the text alive, which it mostly is anyway).
+	return decodeFastString(string(b))
+}
+
+// decodeFastString is decodeFast of a string, whose substrings the strings of the value are.
+func decodeFastString(s string) (v any, ok bool) {
+	d := fastDecoder{s: s}
+	d.b = unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
 	d.space()
 	v, ok = d.value()
 	if !ok {
@@ -25,16 +34,40 @@ func decodeFast(b []byte) (v any, ok bool) {
 }
 
 type fastDecoder struct {
-	b   []byte
+	s   string
+	b   []byte // d.s's bytes, never written
 	i   int
 	buf []byte // scratch for strings with escapes
 
-	// recent holds recent short strings, so a key that repeats (every element of an array of
-	// records has the same few) or an enumeration value ("USD", "Product") is one string, not one
-	// allocation per occurrence. A slot is chosen by length and end bytes; a string that is not in
-	// its slot replaces what is there.
-	recent [64]string
+	// The members of the objects and the elements of the arrays being decoded, a stack each: a
+	// map or slice is made when its value is complete, at its size, rather than grown.
+	members []member
+	elems   []any
+
+	// recent holds recent short string values, boxed as an any, so a value that repeats (an
+	// enumeration such as "USD" or "Product") is one allocation, not one per occurrence. A slot is
+	// chosen by length and end bytes; a string that is not in its slot replaces what is there.
+	recent [64]boxed
 }
+
+type member struct {
+	k string
+	v any
+}
+
+type boxed struct {
+	s string
+	v any
+}
+
+// smallInts are the boxed values of the integers below len(smallInts), which most numbers of
+// embedded JSON are (counts, widths, indexes, enums): boxing a float64 allocates.
+var smallInts = func() (t [1024]any) {
+	for i := range t {
+		t[i] = float64(i)
+	}
+	return t
+}()
 
 func (d *fastDecoder) space() {
 	for d.i < len(d.b) {
@@ -57,8 +90,7 @@ func (d *fastDecoder) value() (any, bool) {
 	case c == '[':
 		return d.array()
 	case c == '"':
-		s, ok := d.short()
-		return s, ok
+		return d.strValue()
 	case c == 't':
 		return true, d.word("true")
 	case c == 'f':
@@ -72,7 +104,7 @@ func (d *fastDecoder) value() (any, bool) {
 }
 
 func (d *fastDecoder) word(w string) bool {
-	if len(d.b)-d.i < len(w) || string(d.b[d.i:d.i+len(w)]) != w {
+	if len(d.s)-d.i < len(w) || d.s[d.i:d.i+len(w)] != w {
 		return false
 	}
 	d.i += len(w)
@@ -81,17 +113,17 @@ func (d *fastDecoder) word(w string) bool {
 
 func (d *fastDecoder) object() (any, bool) {
 	d.i++ // {
-	m := make(map[string]any)
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
-		return m, true
+		return map[string]any{}, true
 	}
+	mark := len(d.members)
 	for {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.short()
+		k, ok := d.str()
 		if !ok {
 			return nil, false
 		}
@@ -105,7 +137,7 @@ func (d *fastDecoder) object() (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k] = v // a repeated key: the last value, as encoding/json
+		d.members = append(d.members, member{k, v})
 		d.space()
 		if d.i >= len(d.b) {
 			return nil, false
@@ -116,6 +148,13 @@ func (d *fastDecoder) object() (any, bool) {
 			d.space()
 		case '}':
 			d.i++
+			ms := d.members[mark:]
+			m := make(map[string]any, len(ms))
+			for _, e := range ms {
+				m[e.k] = e.v // a repeated key: the last value, as encoding/json
+			}
+			clear(ms) // the stack does not keep values alive
+			d.members = d.members[:mark]
 			return m, true
 		default:
 			return nil, false
@@ -124,19 +163,19 @@ func (d *fastDecoder) object() (any, bool) {
 }
 
 func (d *fastDecoder) array() (any, bool) {
-	d.i++               // [
-	a := make([]any, 0) // [] is an empty slice, not nil, as encoding/json
+	d.i++ // [
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
-		return a, true
+		return []any{}, true // [] is an empty slice, not nil, as encoding/json
 	}
+	mark := len(d.elems)
 	for {
 		v, ok := d.value()
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		d.elems = append(d.elems, v)
 		d.space()
 		if d.i >= len(d.b) {
 			return nil, false
@@ -147,6 +186,11 @@ func (d *fastDecoder) array() (any, bool) {
 			d.space()
 		case ']':
 			d.i++
+			es := d.elems[mark:]
+			a := make([]any, len(es))
+			copy(a, es)
+			clear(es)
+			d.elems = d.elems[:mark]
 			return a, true
 		default:
 			return nil, false
@@ -154,29 +198,18 @@ func (d *fastDecoder) array() (any, bool) {
 	}
 }
 
-// short reads a string at d.i (a '"'): str, with a short plain ASCII string taken from d.recent
-// when it is there.
-func (d *fastDecoder) short() (string, bool) {
-	start := d.i + 1
-	for j := start; j < len(d.b) && j-start <= maxRecent; j++ {
-		c := d.b[j]
-		if c == '"' {
-			if j == start {
-				break
-			}
-			k := d.b[start:j]
-			slot := &d.recent[(len(k)*7+int(k[0])*3+int(k[len(k)-1]))&(len(d.recent)-1)]
-			if *slot != string(k) {
-				*slot = string(k)
-			}
-			d.i = j + 1
-			return *slot, true
-		}
-		if c == '\\' || c < ' ' || c >= utf8.RuneSelf {
-			break
-		}
+// strValue reads a string at d.i (a '"') as a value: boxed, and a short one without escapes taken
+// from d.recent when it is there.
+func (d *fastDecoder) strValue() (any, bool) {
+	s, ok := d.str()
+	if !ok || len(s) == 0 || len(s) > maxRecent {
+		return s, ok
 	}
-	return d.str()
+	slot := &d.recent[(len(s)*7+int(s[0])*3+int(s[len(s)-1]))&(len(d.recent)-1)]
+	if slot.v == nil || slot.s != s {
+		*slot = boxed{s, s}
+	}
+	return slot.v, true
 }
 
 // maxRecent is the longest string d.recent holds: longer ones (URLs, text) rarely repeat.
@@ -187,25 +220,41 @@ const maxRecent = 40
 func (d *fastDecoder) str() (string, bool) {
 	start := d.i + 1
 	ascii := true
-	for j := start; j < len(d.b); j++ {
-		switch c := d.b[j]; {
+	b := d.b
+	for j := start; j < len(b); j++ {
+		for j < len(b) && plainASCII[b[j]] {
+			j++
+		}
+		if j >= len(b) {
+			break
+		}
+		switch c := b[j]; {
 		case c == '"':
-			s := d.b[start:j]
-			if !ascii && !utf8.Valid(s) {
+			s := d.s[start:j]
+			if !ascii && !utf8.ValidString(s) {
 				return "", false
 			}
 			d.i = j + 1
-			return string(s), true
+			return s, true
 		case c == '\\':
 			return d.escaped(start, j, ascii)
 		case c < ' ':
 			return "", false
-		case c >= utf8.RuneSelf:
+		default: // c >= utf8.RuneSelf
 			ascii = false
 		}
 	}
 	return "", false
 }
+
+// plainASCII is true for the bytes a string holds as they are and str has nothing to do about:
+// ASCII from ' ' on, but for '"' and '\\'.
+var plainASCII = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // escaped reads the rest of a string whose first escape is at b[esc].
 func (d *fastDecoder) escaped(start, esc int, ascii bool) (string, bool) {
@@ -322,10 +371,30 @@ func (d *fastDecoder) number() (any, bool) {
 			j++
 		}
 	}
-	f, err := strconv.ParseFloat(string(b[start:j]), 64)
+	d.i = j
+	if j-start <= 15 && (b[start] != '-' || j-start > 1) {
+		// An integer of at most 15 digits is exact in a float64: ParseFloat's answer.
+		neg := b[start] == '-'
+		k, n := start, int64(0)
+		if neg {
+			k++
+		}
+		for ; k < j && b[k] >= '0' && b[k] <= '9'; k++ {
+			n = n*10 + int64(b[k]-'0')
+		}
+		if k == j {
+			if neg {
+				return -float64(n), true // -0 is negative zero, as ParseFloat's
+			}
+			if n < int64(len(smallInts)) {
+				return smallInts[n], true
+			}
+			return float64(n), true
+		}
+	}
+	f, err := strconv.ParseFloat(d.s[start:j], 64)
 	if err != nil {
 		return nil, false
 	}
-	d.i = j
 	return f, true
 }

@@ -127,6 +127,9 @@ func FuzzDecodeJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		v, err := DecodeJSON(body)
+		if sv, serr := DecodeJSONString(string(body)); !sameJSON(sv, v) || (serr == nil) != (err == nil) {
+			t.Fatalf("DecodeJSONString(%q) = %v, %v; DecodeJSON: %v, %v", body, sv, serr, v, err)
+		}
 		if err == nil && !MaybeJSON(body) {
 			t.Fatalf("MaybeJSON turns down %q, which decodes", body)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 )
 
 // MaxDepth is the deepest nesting of JSON arrays and objects decoded.
@@ -26,6 +27,24 @@ func DecodeJSON(body []byte) (any, error) {
 		return nil, err
 	}
 	return unmarshal(body)
+}
+
+// DecodeJSONString is DecodeJSON of a string (a script's text), which it does not copy: the
+// strings of the value are substrings of s.
+func DecodeJSONString(s string) (any, error) {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
+	t := trimJSONPrefix(b)                          // a suffix of b
+	if err := checkDepth(t); err != nil {
+		return nil, err
+	}
+	if v, ok := decodeFastString(s[len(b)-len(t):]); ok {
+		return v, nil
+	}
+	var v any
+	if err := json.Unmarshal(t, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // MaybeJSON reports whether DecodeJSON(body) can succeed, from body's first byte: a body source
@@ -73,21 +92,12 @@ func trimJSONPrefix(b []byte) []byte {
 // checkDepth scans b for array and object nesting outside strings and fails past MaxDepth.
 func checkDepth(b []byte) error {
 	depth := 0
-	inString := false
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+		switch b[i] {
 		case '"':
-			inString = true
+			if i = stringEnd(b, i+1); i < 0 {
+				return nil
+			}
 		case '{', '[':
 			depth++
 			if depth > MaxDepth {
@@ -104,21 +114,12 @@ func checkDepth(b []byte) error {
 // past the bracket that closes b[0], found by a scan that skips strings and their escapes.
 func balancedEnd(b []byte) (int, error) {
 	depth := 0
-	inString := false
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+		switch b[i] {
 		case '"':
-			inString = true
+			if i = stringEnd(b, i+1); i < 0 {
+				return 0, errUnbalanced
+			}
 		case '{', '[':
 			depth++
 			if depth > MaxDepth {
@@ -132,6 +133,28 @@ func balancedEnd(b []byte) (int, error) {
 		}
 	}
 	return 0, errUnbalanced
+}
+
+// stringEnd returns the index of the '"' that ends the string whose content starts at b[i], where
+// a backslash escapes the byte after it; -1 when the string is not terminated. It finds quotes
+// with bytes.IndexByte: a quote ends the string when an even number of backslashes precede it.
+func stringEnd(b []byte, i int) int {
+	for i <= len(b) {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := i + k
+		n := 0
+		for p := q - 1; p >= i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+	return -1
 }
 
 // decodeLenient decodes the JSON values of a block whose strict decoding failed, after repairing

@@ -286,3 +286,90 @@ func TestMaybeJSON(t *testing.T) {
 		}
 	}
 }
+
+// depthByByte is balancedEnd (when balanced) and checkDepth as they were written before stringEnd
+// skipped strings with bytes.IndexByte: byte by byte.
+func depthByByte(b []byte, balanced bool) (int, error) {
+	depth, err := 0, error(nil)
+	if balanced {
+		err = errUnbalanced
+	}
+	end := scanByByte(b, func(i int, c byte) bool {
+		switch c {
+		case '{', '[':
+			if depth++; depth > MaxDepth {
+				err = ErrTooDeep
+				return true
+			}
+		case '}', ']':
+			if depth--; depth == 0 && balanced {
+				err = nil
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return 0, err
+	}
+	return end + 1, nil
+}
+
+// scanByByte calls f with each byte of b outside strings (and their escapes) until f is true, and
+// returns the index f stopped at, or len(b).
+func scanByByte(b []byte, f func(i int, c byte) bool) int {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			continue
+		}
+		if f(i, c) {
+			return i
+		}
+	}
+	return len(b)
+}
+
+var scanSeeds = []string{
+	`{"a":"}\"{","b":["\\",{"c":"\\\""}]}`, `["\\\\\\"]`, `{"a":"x\\`, `{"a":1`, `[[[]]]x`, `"x"`,
+	`{"a":"\"\"\\"}]`, `[` + `"` + strings.Repeat(`\\`, 7) + `"]`, nested(MaxDepth + 1), nested(MaxDepth),
+}
+
+func TestScansSameAsByByte(t *testing.T) {
+	for _, s := range scanSeeds {
+		checkScans(t, []byte(s))
+	}
+}
+
+func checkScans(t *testing.T, b []byte) {
+	t.Helper()
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
+		n, err := balancedEnd(b)
+		wn, werr := depthByByte(b, true)
+		if n != wn || err != werr {
+			t.Fatalf("balancedEnd(%q) = %d, %v; want %d, %v", b, n, err, wn, werr)
+		}
+	}
+	_, werr := depthByByte(b, false)
+	if err := checkDepth(b); err != werr {
+		t.Fatalf("checkDepth(%q) = %v, want %v", b, err, werr)
+	}
+}
+
+func FuzzScans(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkScans(t, b) })
+}

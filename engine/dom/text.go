@@ -229,6 +229,14 @@ func isSpaceRune(r rune) bool {
 	return unicode.IsSpace(r)
 }
 
+// visibleASCII is true for the ASCII bytes that are not white space.
+var visibleASCII = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = !isASCIISpace(byte(c))
+	}
+	return t
+}()
+
 func isJoiner(r rune) bool { return r == 0x200C || r == 0x200D }
 
 func isASCIISpace(c byte) bool {
@@ -305,11 +313,24 @@ func (w *textWriter) write(s string) {
 		if c < utf8.RuneSelf {
 			if isASCIISpace(c) {
 				w.sep()
-			} else {
-				w.flush()
-				w.b.WriteByte(c)
+				i++
+				continue
 			}
-			i++
+			// A run of visible ASCII, and of single spaces between two such bytes (which stay as
+			// they are), is written at once: a script's JSON is mostly that.
+			j := i + 1
+			for j < len(s) {
+				if visibleASCII[s[j]] {
+					j++
+				} else if s[j] == ' ' && j+1 < len(s) && visibleASCII[s[j+1]] {
+					j += 2
+				} else {
+					break
+				}
+			}
+			w.flush()
+			w.b.WriteString(s[i:j])
+			i = j
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])

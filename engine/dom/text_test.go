@@ -3,6 +3,7 @@ package dom
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/antchfx/xpath"
 )
@@ -160,6 +161,53 @@ func TestCollapse(t *testing.T) {
 	if n := testing.AllocsPerRun(10, func() { _ = collapse(s) }); n != 0 {
 		t.Errorf("collapse of normalised text: %v allocs", n)
 	}
+}
+
+// collapseByByte is collapse as it was written before textWriter.write took runs of visible
+// ASCII at once: ASCII byte by byte.
+func collapseByByte(s string) string {
+	var w textWriter
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIISpace(c) {
+				w.sep()
+			} else {
+				w.flush()
+				w.b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		w.write(s[i : i+n]) // one rune that is not ASCII: the part of write not changed
+		i += n
+	}
+	return w.String()
+}
+
+var collapseSeeds = []string{
+	"", "a", " a  b\tc\n", "{\"a\":\"x  y\",\"b\":\"\u00a0\"}", "ab\u200dcd \u200c\u200c\u200c\u200c\u200cef",
+	"\u3000x\u3000\u3000y\u200b", "a b c  d e\u00a0f g ", "a b\tc \u200dd", "x \xff y z", "a\xffb  \xc3", "é ü  ö", "x\u200d\u200d y", "  \u0085\u2028z",
+}
+
+func TestCollapseSameAsByByte(t *testing.T) {
+	for _, s := range collapseSeeds {
+		if got, want := collapse(s), collapseByByte(s); got != want {
+			t.Errorf("collapse(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func FuzzCollapse(f *testing.F) {
+	for _, s := range collapseSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapse(s), collapseByByte(s); got != want {
+			t.Fatalf("collapse(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
 
 func TestParseXMLErrors(t *testing.T) {

@@ -337,6 +337,18 @@ func (f *finder) first(v any, depth int) bool {
 			f.out = append(f.out, val)
 			return true
 		}
+		switch val.(type) {
+		case string, float64, bool, nil:
+			// A leaf of decoded JSON: what first(val) does, without the call.
+			if f.budget--; f.budget < 0 {
+				return true
+			}
+			if depth+1 > maxFindDepth {
+				f.tooDeep = true
+				return true
+			}
+			continue
+		}
 		if f.first(val, depth+1) {
 			return true
 		}
@@ -409,20 +421,28 @@ func (f *finder) collect(v any, depth int) bool {
 		return true
 	}
 	start, mark := len(f.out), len(f.scored)
-	defer func() { f.scored = f.scored[:mark] }()
 	for k, val := range m {
 		from := len(f.out)
 		if k == f.key && val != nil {
 			f.out = append(f.out, val)
 		}
-		if !f.collect(val, depth+1) {
-			return false
+		switch val.(type) {
+		case string, float64, bool, nil:
+			// A leaf of decoded JSON, most of the nodes: what collect(val) does, without the call.
+			if f.budget--; f.budget < 0 || depth+1 > maxFindDepth {
+				return false
+			}
+		default:
+			if !f.collect(val, depth+1) {
+				return false // the walk is over (findKey walks again sorted): f.scored is not used
+			}
 		}
 		if len(f.out) > from {
 			f.scored = append(f.scored, scored{k, from, len(f.out)})
 		}
 	}
 	hits := f.scored[mark:]
+	f.scored = f.scored[:mark] // hits stays valid: nothing is appended until it is used
 	if len(hits) < 2 || slices.IsSortedFunc(hits, byKey) {
 		return true
 	}

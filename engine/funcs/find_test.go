@@ -3,8 +3,13 @@ package funcs
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
+
+	"asa/engine/dom"
 )
 
 // randomTree builds a decoded-JSON-like value whose keys repeat across levels, so that find and
@@ -102,14 +107,21 @@ func BenchmarkFindKey(b *testing.B) {
 	}
 	tree := build(5)
 	tree.(map[string]any)["zz"] = map[string]any{"token": "t"}
-	for _, c := range []struct {
-		name, key string
-		all       bool
-	}{
+	benchFinds(b, tree, []findCase{
 		{"findAll-absent", "channelAgeGateRenderer", true},
 		{"findAll-present", "url", true},
 		{"find-last", "token", false},
-	} {
+	})
+}
+
+type findCase struct {
+	name, key string
+	all       bool
+}
+
+// benchFinds runs findKey on tree for each case.
+func benchFinds(b *testing.B, tree any, cases []findCase) {
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -117,4 +129,55 @@ func BenchmarkFindKey(b *testing.B) {
 			}
 		})
 	}
+}
+
+// ytInitialData decodes the ytInitialData of a YouTube channel page of the corpus.
+func ytInitialData(tb testing.TB) any {
+	dir := os.Getenv("ASA_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	body, err := os.ReadFile(filepath.Join(dir, "youtube", "channel-metascraper.html"))
+	if err != nil {
+		tb.Skipf("corpus page missing: %v", err)
+	}
+	v, err := dom.ScriptJSON(body, regexp.MustCompile(`ytInitialData"?\]?\s*=\s*`))
+	if err != nil || v == nil {
+		tb.Fatalf("no ytInitialData: %v", err)
+	}
+	return v
+}
+
+// BenchmarkFindKeyYouTube is the channel sitedef's searches of its ytInitialData: two keys that
+// are not there, one that is.
+func BenchmarkFindKeyYouTube(b *testing.B) {
+	benchFinds(b, ytInitialData(b), []findCase{
+		{"findAll-absent", "channelAgeGateRenderer", true},
+		{"findAll-present", "continuationItemRenderer", true},
+		{"find-present", "token", false},
+	})
+}
+
+// FuzzFindKey checks find and findAll against their definition, findKeySorted, on any JSON text
+// and key.
+func FuzzFindKey(f *testing.F) {
+	for _, s := range []string{
+		`{"a":{"k":1,"b":[{"k":2},{"k":null}]},"k":{"k":3},"z":[[{"k":"x"}]]}`,
+		`[{"k":[{"k":1}]},{"b":{"a":{"k":true}},"a":{"k":false}}]`,
+		`{"items":[1,2],"k2":{"items":{"items":[]}},"text":"k"}`,
+	} {
+		f.Add([]byte(s), "k")
+		f.Add([]byte(s), "items")
+	}
+	f.Fuzz(func(t *testing.T, in []byte, key string) {
+		v, err := dom.DecodeJSON(in)
+		if err != nil {
+			return
+		}
+		for _, all := range []bool{false, true} {
+			if got, want := findKey(v, key, all), findKeySorted(v, key, all); !reflect.DeepEqual(got, want) {
+				t.Fatalf("key %q, all %v: got %v, want %v", key, all, got, want)
+			}
+		}
+	})
 }

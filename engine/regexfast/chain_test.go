@@ -208,7 +208,11 @@ func TestChainSameAsRegexp(t *testing.T) {
 				sameAsRegexp(t, fast, std, s)
 				sameAsRegexp(t, fast, std, s+s) // adjacent matches
 			}
-			for i := range 300 {
+			n := 300
+			if raceDetector {
+				n = 30 // a sample under -race (see race_on_test.go)
+			}
+			for i := range n {
 				sameAsRegexp(t, fast, std, randomOf(rng, chainAlphabet, i))
 			}
 		}

@@ -117,7 +117,11 @@ func TestSameAsRegexp(t *testing.T) {
 			for _, p := range fast.pieces {
 				p.re.minLen = 0
 			}
-			for i := range 600 {
+			n := 600
+			if raceDetector {
+				n = 60 // a sample under -race (see race_on_test.go)
+			}
+			for i := range n {
 				s := randomInput(r, r.IntN(200)+[]int{0, 50, 3000}[i%3])
 				if got, want := fast.FindStringSubmatchIndex(s), std.FindStringSubmatchIndex(s); !reflect.DeepEqual(got, want) {
 					t.Fatalf("FindStringSubmatchIndex(%q) = %v, want %v", s, got, want)

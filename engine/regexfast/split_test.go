@@ -55,10 +55,14 @@ func firstGroups(s string, ms [][]int) []string {
 
 func TestSplitSameAsRegexp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	runs := 50
+	if raceDetector {
+		runs = 6 // a sample under -race (see race_on_test.go)
+	}
 	for _, p := range splitPatterns {
 		std := regexp.MustCompile(p)
 		re := splitOnly(std)
-		for range 50 {
+		for range runs {
 			var b strings.Builder
 			for b.Len() < minSplit+rng.IntN(3000) {
 				b.WriteString(splitAlphabet[rng.IntN(len(splitAlphabet))])

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"asa/engine"
 	"asa/engine/diag"
@@ -73,6 +75,7 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		}
 		l.loadSite(e.Name())
 	}
+	l.compileQueued()
 	l.checkAliases()
 	for id := range reg.plans {
 		reg.ids = append(reg.ids, id)
@@ -101,6 +104,8 @@ type loader struct {
 	// being resolved, so a cycle is an error rather than a loop.
 	records   map[string]*sitedef.File
 	resolving map[string]bool
+	// queue holds the site endpoints waiting to compile (see compile).
+	queue []*compileJob
 }
 
 func (l *loader) report(p string, d diag.List) {
@@ -320,7 +325,7 @@ func (l *loader) loadSite(dir string) {
 		var md diag.List
 		md = append(md, rd...)
 		if epFile, ok := l.extendFields(epFile, &md); ok {
-			l.compile(siteFile, epFile, &md)
+			l.compile(siteFile, epFile, sitePath, md)
 		}
 		d = append(d, md...)
 	})
@@ -357,7 +362,7 @@ func (l *loader) loadSite(dir string) {
 			}
 			if compile {
 				if epFile, ok := l.extendFields(epFile, &d); ok {
-					l.compile(siteFile, epFile, &d)
+					l.compile(siteFile, epFile, p, d)
 				}
 			}
 		} else if epFile.Site != nil {
@@ -457,18 +462,52 @@ func (l *loader) record(name string) (*sitedef.File, string) {
 	return f, ""
 }
 
-// compile compiles one endpoint and registers it when d (its file's diagnostics so far) has no errors.
-func (l *loader) compile(site, ep *sitedef.File, d *diag.List) {
-	plan, cd := l.eng.Compile(site, ep)
-	*d = append(*d, cd...)
-	if d.HasErrors() {
-		return
+// compile queues one endpoint of a site for compiling; d is its file's diagnostics so far, reported
+// at p. Nothing the loader does later reads a site endpoint's plan, so compiling waits for
+// compileQueued, which spreads the work over the machine's cores: compiling is most of loading.
+func (l *loader) compile(site, ep *sitedef.File, p string, d diag.List) {
+	l.queue = append(l.queue, &compileJob{site: site, ep: ep, path: p, failed: d.HasErrors()})
+}
+
+// compileJob is an endpoint waiting in the loader's queue, and then its plan.
+type compileJob struct {
+	site, ep *sitedef.File
+	path     string
+	failed   bool // its file had errors before compiling: the plan is not registered
+	plan     *engine.Plan
+	diags    diag.List
+}
+
+// compileQueued compiles the queued endpoints, GOMAXPROCS at a time, then reports and registers
+// each in queue order. The order of diagnostics is the sequential loader's (Load sorts them
+// stably by position, and each file's compile diagnostics still come after its other ones).
+func (l *loader) compileQueued() {
+	jobs := make(chan *compileJob)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(l.queue)) {
+		wg.Go(func() {
+			for j := range jobs {
+				j.plan, j.diags = l.eng.Compile(j.site, j.ep)
+			}
+		})
 	}
-	l.reg.plans[plan.ID] = plan
-	l.reg.files[plan.ID] = ep
-	if ep.Base != nil {
-		l.reg.baseOf[plan.ID] = ep.Base.Name
+	for _, j := range l.queue {
+		jobs <- j
 	}
+	close(jobs)
+	wg.Wait()
+	for _, j := range l.queue {
+		l.report(j.path, j.diags)
+		if j.failed || j.diags.HasErrors() {
+			continue
+		}
+		l.reg.plans[j.plan.ID] = j.plan
+		l.reg.files[j.plan.ID] = j.ep
+		if j.ep.Base != nil {
+			l.reg.baseOf[j.plan.ID] = j.ep.Base.Name
+		}
+	}
+	l.queue = nil
 }
 
 // Plan returns the plan of "site.resource", or nil; the site may be named by one of its aliases.

@@ -7,11 +7,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	readability "codeberg.org/readeck/go-readability/v2"
-	"codeberg.org/readeck/go-readability/v2/render"
 	"golang.org/x/net/html"
 
 	"asa/engine/dom"
+	"asa/engine/universal/readability"
+	"asa/engine/universal/readability/render"
 )
 
 // article is the main content of a page as the content extractor found it, with the byline and

@@ -24,7 +24,7 @@
 // never parsed twice, nor copied.
 //
 // The main-content extractor is readeck's go-readability (codeberg.org/readeck/go-readability/v2,
-// a port of Mozilla's Readability.js) with our own filters around it (boilerplate.go): embedded
+// a port of Mozilla's Readability.js; our fork in package readability, faster, same results) with our own filters around it (boilerplate.go): embedded
 // posts are protected before it runs (their wrappers read as menus to it), and the boilerplate it
 // keeps inside the article container is removed after it: bylines and date lines, section labels,
 // captions and photo credits, related, newsletter and tip-line blocks, share bars, hover cards

@@ -21,16 +21,23 @@ import (
 	"asa/engine/dom"
 )
 
-// Expr is a compiled XPath. antchfx/xpath's Evaluate runs the shared query tree, whose nodes keep
-// iteration state, so one *xpath.Expr must not be evaluated by two goroutines at once: each goroutine
-// borrows its own copy from a pool. An Expr is safe for concurrent use.
+// Expr is a compiled XPath: what its source compiles to, which every plan with the same XPath can
+// share (see Cache), and the index plan, which is the plan's own (its keys are slots of the plan's
+// Want). An Expr is safe for concurrent use.
 type Expr struct {
+	*compiled
+	fast *fastXPath // the index plan, when the XPath has an indexable shape
+}
+
+// compiled is the part of an Expr that depends on its source alone. antchfx/xpath's Evaluate runs
+// the shared query tree, whose nodes keep iteration state, so one *xpath.Expr must not be evaluated
+// by two goroutines at once: each goroutine borrows its own copy from a pool.
+type compiled struct {
 	src  string
 	pool sync.Pool
 	// spare is one compiled copy kept out of the pool: a collection empties every sync.Pool, and
 	// recompiling each XPath antchfx evaluates after every GC cost a tenth of some pages' work.
 	spare  atomic.Pointer[xpath.Expr]
-	fast   *fastXPath   // the index plan, when the XPath has an indexable shape
 	native *nativeXPath // the direct evaluation, when the XPath is of the native subset
 
 	// ordered, when not nil, is how the engine evaluates a union or a group's position when
@@ -56,10 +63,49 @@ func Compile(src string, want *Want) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.native = compileNative(src)
 	if want != nil {
 		x.fast = analyzeXPath(src, want)
 	}
-	x.native = compileNative(src)
+	return x, nil
+}
+
+// Cache compiles each distinct source once: the sites of a family repeat their base's XPaths (the
+// embedded catalogue compiles about 7,900 XPaths of which 1,300 differ), and parsing an XPath three
+// ways (antchfx, native, ordered) was a third of loading the catalogue. Only the index plan, which
+// records keys in the calling plan's Want, is made per call. The zero Cache is ready to use and safe
+// for concurrent use.
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]*compiled
+}
+
+// Compile is the package's Compile, sharing what src compiles to with earlier calls on c. A source
+// that fails is not kept: it fails the same way again.
+func (c *Cache) Compile(src string, want *Want) (*Expr, error) {
+	c.mu.Lock()
+	shared, ok := c.m[src]
+	c.mu.Unlock()
+	if !ok {
+		x, err := Compile(src, nil)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		if prev, raced := c.m[src]; raced {
+			shared = prev
+		} else {
+			if c.m == nil {
+				c.m = map[string]*compiled{}
+			}
+			c.m[src], shared = x.compiled, x.compiled
+		}
+		c.mu.Unlock()
+	}
+	x := &Expr{compiled: shared}
+	if want != nil {
+		x.fast = analyzeXPath(src, want)
+	}
 	return x, nil
 }
 
@@ -82,7 +128,7 @@ func newXPathSel(src string) (*xpathSel, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &xpathSel{src: src}
+	s := &xpathSel{compiled: &compiled{src: src}}
 	s.pool.New = func() any {
 		// Compiles of a source that compiled once cannot fail.
 		x, _ := xpath.Compile(src)

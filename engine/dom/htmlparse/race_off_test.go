@@ -1,0 +1,5 @@
+//go:build !race
+
+package htmlparse
+
+const raceDetector = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package regexfast
+
+const raceDetector = false

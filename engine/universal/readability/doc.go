@@ -1,0 +1,31 @@
+// Package readability finds the main content of an HTML page: a port of Mozilla's Readability.js.
+//
+// It is a fork of readeck's go-readability (codeberg.org/readeck/go-readability/v2) at v2.1.3 (MIT
+// licence, in LICENSE), itself a fork of go-shiori/go-readability. The algorithm, its flags and
+// retries, its regular expressions (the re2go matchers of internal/re2go) and the text rendering of
+// render are upstream's; what differs is how it reads the tree, for speed, and nothing it returns:
+//
+//   - Character counts (getLinkDensity, cleanConditionally, countCharsAndCommas) read each text once
+//     into a run (scanText: characters, gaps of white space, commas, leading and trailing space)
+//     that each counter adds at once, rather than feeding every rune to up to six counters through
+//     an interface.
+//   - grabArticle's link densities of the candidates come from one read of the tree per pass
+//     (linkMemo, linkdensity.go): upstream walked every candidate's subtree, and the candidates
+//     nest five deep. The link terms are summed in upstream's order (float addition does not
+//     associate).
+//   - The copy of the document at every pass (cloneDocument) allocates its nodes and attributes
+//     in one slice each; getElementsByTagName builds one slice without a closure.
+//   - A <noscript> without '<' is not parsed (it holds no image); the others are parsed by
+//     engine/dom/htmlparse, which gives x/net/html's trees.
+//   - The share, display:none and visibility:hidden expressions run only on a text holding the
+//     word they need, and rxCDATA only on a JSON-LD script holding a CDATA marker.
+//   - Content scores are written with strconv rather than fmt (the same strings); the default
+//     logger discards without formatting (slog.DiscardHandler).
+//
+// TestEquivalentCorpus, TestEquivalentFixtures and FuzzEquivalent hold the fork to upstream's
+// results (the article rendered as HTML, title, byline, excerpt, site name, language, image,
+// favicon and times, with KeepClasses off and on), upstream being kept as a test-only dependency.
+//
+// Not kept: Parse and ParseDocument (the engine parses its own trees and hands a copy to
+// ParseAndMutate), CheckDocument, FromReader, FromURL and FromDocument.
+package readability

@@ -1,0 +1,5 @@
+//go:build !race
+
+package readability_test
+
+const raceEnabled = false

@@ -1,0 +1,78 @@
+package readability
+
+import (
+	"fmt"
+	nurl "net/url"
+
+	"github.com/go-shiori/dom"
+	"golang.org/x/net/html"
+)
+
+// ParseAndMutate finds the main content of doc, which it mutates.
+func (ps *Parser) ParseAndMutate(doc *html.Node, pageURL *nurl.URL) (Article, error) {
+	ps.doc = doc
+
+	// Reset parser data
+	ps.articleTitle = ""
+	ps.articleByline = ""
+	ps.articleDir = ""
+	ps.articleSiteName = ""
+	ps.documentURI = pageURL
+	ps.attempts = []parseAttempt{}
+	// These flags could get modified during subsequent passes in grabArticle
+	ps.flags = flags{
+		stripUnlikelys:     true,
+		useWeightClasses:   true,
+		cleanConditionally: true,
+	}
+
+	// Avoid parsing too large documents, as per configuration option
+	if ps.MaxElemsToParse > 0 {
+		numTags := len(getElementsByTagName(ps.doc, "*"))
+		if numTags > ps.MaxElemsToParse {
+			return Article{}, fmt.Errorf("documents too large: %d elements", numTags)
+		}
+	}
+
+	// Unwrap image from noscript
+	ps.unwrapNoscriptImages(ps.doc)
+
+	// Extract JSON-LD metadata before removing scripts
+	var jsonLd map[string]string
+	if !ps.DisableJSONLD {
+		jsonLd = ps.getJSONLD()
+	}
+
+	// Remove script tags from the document.
+	ps.removeScripts(ps.doc)
+
+	// Prepares the HTML document
+	ps.prepDocument()
+
+	// Fetch metadata
+	metadata := ps.getArticleMetadata(jsonLd)
+	ps.articleTitle = metadata["title"]
+	ps.articleByline = metadata["byline"]
+
+	// Try to grab article content
+	articleContent := ps.grabArticle()
+	var readableNode *html.Node
+
+	if articleContent != nil {
+		ps.postProcessContent(articleContent)
+		readableNode = dom.FirstElementChild(articleContent)
+	}
+
+	return Article{
+		title:         ps.articleTitle,
+		byline:        ps.articleByline,
+		Node:          readableNode,
+		excerpt:       metadata["excerpt"],
+		siteName:      metadata["siteName"],
+		image:         metadata["image"],
+		favicon:       metadata["favicon"],
+		language:      ps.articleLang,
+		publishedTime: metadata["publishedTime"],
+		modifiedTime:  metadata["modifiedTime"],
+	}, nil
+}

@@ -1,0 +1,218 @@
+package readability
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// hasTextContent reports whether a node or any of its descendants have text content other than spaces.
+func hasTextContent(node *html.Node) bool {
+	if node.Type == html.TextNode {
+		return hasContent(node.Data)
+	}
+	for child := range node.ChildNodes() {
+		if hasTextContent(child) {
+			return true
+		}
+	}
+	return false
+}
+
+// textRun is what the counters read of one text: upstream fed every counter rune by rune (through
+// an interface, up to six counters for each rune in cleanConditionally); the fork scans a text
+// once (scanText) and adds its run to each counter at once, with the same totals.
+type textRun struct {
+	chars    int  // runes other than white space
+	gaps     int  // runs of white space between two of them
+	commas   int  // commas of any script (see scanText)
+	nonSpace bool // chars > 0
+	lead     bool // white space before the first non-space rune (or anywhere, when there is none)
+	trail    bool // white space after the last non-space rune
+}
+
+// byteClass sorts ASCII bytes for scanText: ordinary, white space (unicode.IsSpace's ASCII ones),
+// comma; bytes from 0x80 start a multi-byte rune (or are invalid), decoded.
+var byteClass = func() (c [256]uint8) {
+	for b := 0x80; b < 256; b++ {
+		c[b] = classMultiByte
+	}
+	for _, b := range []byte{' ', '\t', '\n', '\v', '\f', '\r'} {
+		c[b] = classSpace
+	}
+	c[','] = classComma
+	return c
+}()
+
+const (
+	classOrdinary = iota
+	classSpace
+	classComma
+	classMultiByte
+)
+
+// scanText reads s as upstream's counters did rune by rune (unicode.IsSpace; an invalid byte is
+// one rune, U+FFFD, as a range over s gives it), runs of ordinary ASCII at once.
+func scanText(s string) textRun {
+	var t textRun
+	space := false // the last rune was white space
+	for i := 0; i < len(s); {
+		n := 1 // non-space runes read in this step
+		switch byteClass[s[i]] {
+		case classOrdinary:
+			j := i + 1
+			for j < len(s) && byteClass[s[j]] == classOrdinary {
+				j++
+			}
+			n, i = j-i, j
+		case classSpace:
+			i++
+			space = true
+			continue
+		case classComma:
+			i++
+			t.commas++
+		default:
+			r, w := utf8.DecodeRuneInString(s[i:])
+			i += w
+			if unicode.IsSpace(r) {
+				space = true
+				continue
+			}
+			switch r {
+			// Commas as used in Latin, Sindhi, Chinese and various other scripts.
+			// see: https://en.wikipedia.org/wiki/Comma#Comma_variants
+			case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
+				t.commas++
+			}
+		}
+		if !t.nonSpace {
+			t.lead, t.nonSpace = space, true
+		} else if space {
+			t.gaps++
+		}
+		t.chars += n
+		space = false
+	}
+	if t.nonSpace {
+		t.trail = space
+	} else {
+		t.lead = space
+	}
+	return t
+}
+
+type charCounter struct {
+	Total int
+
+	lastCharWasSpace bool
+	seenNonSpace     bool
+}
+
+// add counts the runes of t as upstream's Count did one by one: every rune but white space, and
+// one for each run of white space between two of them (runs across texts included); leading and
+// trailing white space not at all.
+func (c *charCounter) add(t textRun) {
+	if !t.nonSpace {
+		if t.lead {
+			c.lastCharWasSpace = true
+		}
+		return
+	}
+	c.Total += t.chars + t.gaps
+	if (c.lastCharWasSpace || t.lead) && c.seenNonSpace {
+		c.Total++
+	}
+	c.lastCharWasSpace = t.trail
+	c.seenNonSpace = true
+}
+
+func (c *charCounter) ResetContext() *charCounter {
+	c.lastCharWasSpace = false
+	c.seenNonSpace = false
+	return c
+}
+
+// countCharsAndCommas returns counts for both characters and commas in a node's
+// text. Leading and trailing whitespace is not counted, nor are consecutive
+// runs of whitespace.
+func countCharsAndCommas(node *html.Node) (int, int) {
+	chars := &charCounter{}
+	commas := 0
+
+	// Walk the node and its descendants to count all non-space characters and
+	// different comma variants separately.
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			t := scanText(n.Data)
+			chars.add(t)
+			commas += t.commas
+			return
+		}
+		for child := n.FirstChild; child != nil; child = child.NextSibling {
+			walk(child)
+		}
+	}
+	walk(node)
+
+	return chars.Total, commas
+}
+
+// cloneDocument is dom.Clone(src, true), which grabArticle calls at every pass on the whole
+// document: the same copy (no Namespace, as dom.Clone; every Attr a slice of its own, empty but
+// not nil where src has none), with the nodes and the attributes allocated in one slice each
+// rather than one allocation per node. Each Attr is capped at its length, so that an attribute
+// added to one node never lands in another's.
+func cloneDocument(src *html.Node) *html.Node {
+	nodes, attrs := 0, 0
+	var count func(*html.Node)
+	count = func(n *html.Node) {
+		nodes++
+		attrs += len(n.Attr)
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			count(c)
+		}
+	}
+	count(src)
+	s := slabs{nodes: make([]html.Node, nodes), attrs: make([]html.Attribute, attrs)}
+	return s.clone(src)
+}
+
+type slabs struct {
+	nodes []html.Node
+	attrs []html.Attribute
+}
+
+func (s *slabs) clone(src *html.Node) *html.Node {
+	n := &s.nodes[0]
+	s.nodes = s.nodes[1:]
+	n.Type, n.DataAtom, n.Data = src.Type, src.DataAtom, src.Data
+	k := copy(s.attrs, src.Attr)
+	n.Attr, s.attrs = s.attrs[:k:k], s.attrs[k:]
+	for c := src.FirstChild; c != nil; c = c.NextSibling {
+		n.AppendChild(s.clone(c))
+	}
+	return n
+}
+
+// getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named
+// tagName, or all of them for "*", in document order; without a closure, into one slice.
+func getElementsByTagName(root *html.Node, tagName string) []*html.Node {
+	var out []*html.Node
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		out = appendElementsByTagName(out, c, tagName)
+	}
+	return out
+}
+
+func appendElementsByTagName(out []*html.Node, n *html.Node, tagName string) []*html.Node {
+	if n.Type == html.ElementNode && (tagName == "*" || n.Data == tagName) {
+		out = append(out, n)
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		out = appendElementsByTagName(out, c, tagName)
+	}
+	return out
+}
