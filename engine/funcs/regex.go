@@ -190,5 +190,5 @@ func (s *Set) reReplace(str, pattern, repl string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return re.Regexp().ReplaceAllString(str, repl), nil
+	return re.ReplaceAllString(str, repl), nil
 }

@@ -1,9 +1,12 @@
 // Package regexfast runs Go regular expressions faster on long inputs, with exactly the answers
-// of the regexp package, by one of three strategies, tried in this order: a pattern cut by lazy
+// of the regexp package, by one of four strategies, tried in this order: a pattern cut by lazy
 // wildcards is searched piece by piece (below); a pattern whose matches start with one of a few
-// literals is tried, anchored, where those occur (candidates); any other pattern with no
-// assertion and no empty match has its FindAll run on the input cut at the ASCII bytes no match
-// can contain (breakBytes, in split.go).
+// literals is tried where those occur (candidates), matched by one forward scan when it is a
+// chain of literals and class runs that needs no backtracking (chain.go), else by the regexp
+// package anchored there; any other pattern with no assertion and no empty match has its
+// FindAll run on the input cut at the ASCII bytes no match can contain (breakBytes, in
+// split.go). The pieces of a pattern cut by lazy wildcards are themselves searched by the
+// second or third strategy where one applies.
 //
 // The first shape is a pattern cut by lazy wildcards, `(?s)<article.*?</article>` or
 // `(?s)<div class="x[^>]*>(.*?)(?:<footer|<a )`: pieces joined by `.*?`. On an input longer than
@@ -21,7 +24,9 @@
 // found; a pattern whose pieces hold no assertion (^, $, \b) matches a piece the same wherever
 // the input around it is cut. When a later piece is not found, another choice for an earlier
 // piece might still succeed: that search, rare, is handed to the regexp package from the first
-// piece's match on, where the leftmost match can start at the earliest.
+// piece's match on, where the leftmost match can start at the earliest, unless the piece is not
+// found from there either (a post with no picture, for `(?s)<div class="_5rgu.*?<img src="`):
+// every match from there on holds one.
 package regexfast
 
 import (
@@ -49,6 +54,9 @@ type Regexp struct {
 	// pattern anchored at the start of its input, tried where a prefix occurs.
 	prefixes []string
 	anchored *regexp.Regexp
+	// chain: the pattern matched from a candidate start by one scan (chain.go), in place of
+	// anchored.
+	chain *chain
 	// bounds[g] is, for a group g that spans pieces, the indexes in a piece-boundary list
 	// (2i: where piece i starts, 2i+1: where it ends) of the group's start and end.
 	bounds map[int][2]int
@@ -71,13 +79,21 @@ func New(re *regexp.Regexp) *Regexp {
 	if re == nil {
 		return r
 	}
-	if tree, err := syntax.Parse(re.String(), syntax.Perl); err == nil && !hasAssertion(tree) {
-		r.stage(tree)
-		if r.pieces == nil {
-			r.candidates(tree)
+	if tree, err := syntax.Parse(re.String(), syntax.Perl); err == nil {
+		switch {
+		case !hasAssertion(tree):
+			r.stage(tree)
+			if r.pieces == nil {
+				r.candidates(tree, true)
+			}
+		case endsAtEnd(tree):
+			// `[?&](?:refid|_ft_)=.*$`: the input's end is the same wherever a try starts. Only
+			// as a chain: the regexp package anchored at each candidate would scan to the end
+			// from each.
+			r.candidates(tree, false)
 		}
 	}
-	if r.pieces == nil && r.anchored == nil {
+	if r.whole() {
 		if r.breaks = breakBytes(re); r.breaks != nil {
 			r.minLen = minSplit
 		}
@@ -97,6 +113,13 @@ func (r *Regexp) Staged() bool { return r.pieces != nil }
 // Prefixed reports whether the pattern is tried, anchored, where the literals its matches start
 // with occur.
 func (r *Regexp) Prefixed() bool { return r.anchored != nil }
+
+// Chained reports whether the pattern is matched, where the literals its matches start with
+// occur, by one scan (see chain).
+func (r *Regexp) Chained() bool { return r.chain != nil }
+
+// whole reports whether the pattern runs on the regexp package only (or cut at break bytes).
+func (r *Regexp) whole() bool { return r.pieces == nil && r.prefixes == nil }
 
 // Split reports whether FindAllStringSubmatchIndex cuts a long input at the bytes no match can
 // contain.
@@ -254,6 +277,14 @@ func hasAssertion(re *syntax.Regexp) bool {
 	return false
 }
 
+// endsAtEnd reports whether re's only assertion is a \z (or $ without the m flag) that ends it.
+func endsAtEnd(re *syntax.Regexp) bool {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[len(re.Sub)-1].Op != syntax.OpEndText {
+		return false
+	}
+	return !slices.ContainsFunc(re.Sub[:len(re.Sub)-1], hasAssertion)
+}
+
 // compilePiece compiles consecutive parts as a pattern of their own, noting which of the whole
 // pattern's groups its groups are.
 func compilePiece(parts []*syntax.Regexp) (piece, bool) {
@@ -266,7 +297,7 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 		return piece{}, false
 	}
 	re := &Regexp{re: std, minLen: minStaged}
-	re.candidates(tree)
+	re.candidates(tree, true)
 	var groups []int
 	var walk func(*syntax.Regexp)
 	walk = func(x *syntax.Regexp) {
@@ -287,10 +318,10 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 // find is the leftmost match in s[pos:] with its groups, as offsets in s; nil for none.
 func find[T input](r *Regexp, s T, pos int, groups bool) []int {
 	switch {
-	case len(s)-pos < r.minLen || r.pieces == nil && r.anchored == nil:
+	case len(s)-pos < r.minLen || r.whole():
 		return shift(submatch(r.re, s[pos:], groups), pos)
 	case r.pieces == nil:
-		return findAnchored(r, s, pos, groups)
+		return findAnchored(r, s, pos, groups, nil)
 	}
 	first := find(r.pieces[0].re, s, pos, groups)
 	if first == nil {
@@ -317,6 +348,10 @@ func find[T input](r *Regexp, s T, pos int, groups bool) []int {
 	for _, p := range r.pieces[1:] {
 		from := edges[len(edges)-1]
 		pm := find(p.re, s, from, groups)
+		if pm == nil && find(p.re, s, first[0], false) == nil {
+			// Every match from first[0] on holds a match of p.
+			return nil
+		}
 		if pm == nil || p.notNL && indexByte(s[from:pm[0]], '\n') >= 0 {
 			// Another choice for an earlier piece may still match: the regexp package
 			// decides, from the earliest start a match can have.
@@ -351,7 +386,7 @@ func (r *Regexp) FindStringSubmatchIndex(s string) []int { return find(r, s, 0, 
 
 // FindIndex is regexp.Regexp.FindIndex.
 func (r *Regexp) FindIndex(b []byte) []int {
-	if r.pieces == nil && r.anchored == nil || len(b) < r.minLen {
+	if r.whole() || len(b) < r.minLen {
 		return r.re.FindIndex(b)
 	}
 	return find(r, b, 0, false)
@@ -388,6 +423,16 @@ func index[T input](s T, lit string) int {
 	panic("unreachable")
 }
 
+func lastIndex[T input](s T, lit string) int {
+	switch x := any(s).(type) {
+	case string:
+		return strings.LastIndex(x, lit)
+	case []byte:
+		return bytes.LastIndex(x, []byte(lit))
+	}
+	panic("unreachable")
+}
+
 func indexByte[T input](s T, c byte) int {
 	switch x := any(s).(type) {
 	case string:
@@ -405,14 +450,23 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	case r.breaks != nil:
 		return r.findAllSplit(s, n)
-	case r.pieces == nil && r.anchored == nil:
+	case r.whole():
 		return r.re.FindAllStringSubmatchIndex(s, n)
 	}
 	var out [][]int
+	var st *chainState // shared by the searches: each run's scans go on where they stopped
+	if r.chain != nil && r.pieces == nil {
+		st = newChainState(r.chain, len(s), 2*(r.re.NumSubexp()+1))
+	}
 	// The pattern never matches empty: each search starts where the match before it ended, as
 	// the regexp package's does after a non-empty match.
 	for pos := 0; pos <= len(s) && (n < 0 || len(out) < n); {
-		m := find(r, s, pos, true)
+		var m []int
+		if st != nil {
+			m = findAnchored(r, s, pos, true, st)
+		} else {
+			m = find(r, s, pos, true)
+		}
 		if m == nil {
 			break
 		}
@@ -422,9 +476,31 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	return out
 }
 
+// ReplaceAllString is regexp.Regexp.ReplaceAllString. A staged or chained pattern never
+// matches the empty string, so the regexp package's replacement walks the matches
+// FindAllStringSubmatchIndex answers, each replaced by the template expanded as ExpandString
+// does.
+func (r *Regexp) ReplaceAllString(s, repl string) string {
+	if r.whole() || len(s) < r.minLen {
+		return r.re.ReplaceAllString(s, repl)
+	}
+	ms := r.FindAllStringSubmatchIndex(s, -1)
+	if ms == nil {
+		return s
+	}
+	var out []byte
+	last := 0
+	for _, m := range ms {
+		out = append(out, s[last:m[0]]...)
+		out = r.re.ExpandString(out, repl, s, m)
+		last = m[1]
+	}
+	return string(append(out, s[last:]...))
+}
+
 // MatchString is regexp.Regexp.MatchString.
 func (r *Regexp) MatchString(s string) bool {
-	if r.pieces == nil && r.anchored == nil || len(s) < r.minLen {
+	if r.whole() || len(s) < r.minLen {
 		return r.re.MatchString(s)
 	}
 	return find(r, s, 0, false) != nil
@@ -442,30 +518,57 @@ const maxFailed = 32
 // only while no thread of its NFA is alive, and keeps one alive across every long attribute a
 // prefix such as `<a href="` opens (and finds no prefix at all in `"(?:graphql|data)"`), while
 // the pattern anchored where a prefix occurs either matches or fails within a few bytes.
-func (r *Regexp) candidates(tree *syntax.Regexp) {
-	lits, _ := prefixes(tree)
-	if len(lits) == 0 || len(lits) > maxPrefixes {
-		return
-	}
-	for _, l := range lits {
-		if l == "" {
+//
+// A chain may also start with a small class (`[?&](?:refid|_ft_)=.*$`), whose characters are then
+// among the prefixes; the regexp package anchored is only tried where literals occur, as with
+// a class first a pattern may rather be cut at its break bytes.
+//
+// Without anchored, only a chain is prepared.
+func (r *Regexp) candidates(tree *syntax.Regexp, anchored bool) {
+	if lits := usable(prefixes(tree, true)); lits != nil {
+		if ch := newChain(tree); ch != nil {
+			r.prefixes, r.chain = lits, ch
 			return
 		}
+	}
+	lits := usable(prefixes(tree, false))
+	if lits == nil || !anchored {
+		return
 	}
 	// r.re's source, not tree.String(): the two mean the same (tree is the parse of that source, or
 	// of a piece compiled from its String), and printing a tree with case-folded classes costs
 	// milliseconds (syntax's calcFlags folds every rune), a fifth of loading the catalogue.
-	anchored, err := regexp.Compile(`^(?:` + r.re.String() + `)`)
-	if err != nil || anchored.NumSubexp() != r.re.NumSubexp() {
+	re, err := regexp.Compile(`^(?:` + r.re.String() + `)`)
+	if err != nil || re.NumSubexp() != r.re.NumSubexp() {
 		return
 	}
-	r.prefixes, r.anchored = lits, anchored
+	r.prefixes, r.anchored = lits, re
+}
+
+// usable is lits when they are few enough to search for and none is empty, else nil.
+func usable(lits []string, _ bool) []string {
+	if len(lits) == 0 || len(lits) > maxPrefixes || slices.Contains(lits, "") {
+		return nil
+	}
+	return lits
 }
 
 // prefixes returns literals one of which every match of re starts with, and whether re matches
-// exactly those; nil when unknown.
-func prefixes(re *syntax.Regexp) ([]string, bool) {
+// exactly those; nil when unknown. With classes, a class of a few ASCII characters is those
+// characters.
+func prefixes(re *syntax.Regexp, classes bool) ([]string, bool) {
 	switch re.Op {
+	case syntax.OpCharClass:
+		var out []string
+		for i := 0; classes && i+1 < len(re.Rune) && len(out) <= maxPrefixes; i += 2 {
+			for c := re.Rune[i]; c <= re.Rune[i+1] && len(out) <= maxPrefixes; c++ {
+				out = append(out, string(c))
+			}
+		}
+		if len(out) == 0 || len(out) > maxPrefixes || out[len(out)-1][0] >= utf8.RuneSelf {
+			return nil, false
+		}
+		return out, true
 	case syntax.OpLiteral:
 		// Folded case matches other bytes; U+FFFD also matches each invalid byte of the input.
 		if re.Flags&syntax.FoldCase != 0 || slices.Contains(re.Rune, utf8.RuneError) {
@@ -473,12 +576,12 @@ func prefixes(re *syntax.Regexp) ([]string, bool) {
 		}
 		return []string{string(re.Rune)}, true
 	case syntax.OpCapture:
-		return prefixes(re.Sub[0])
+		return prefixes(re.Sub[0], classes)
 	case syntax.OpAlternate:
 		var out []string
 		exact := true
 		for _, sub := range re.Sub {
-			l, e := prefixes(sub)
+			l, e := prefixes(sub, classes)
 			if l == nil {
 				return nil, false
 			}
@@ -488,7 +591,7 @@ func prefixes(re *syntax.Regexp) ([]string, bool) {
 	case syntax.OpConcat:
 		out := []string{""}
 		for _, sub := range re.Sub {
-			l, e := prefixes(sub)
+			l, e := prefixes(sub, classes)
 			if l == nil {
 				return out, false
 			}
@@ -514,7 +617,16 @@ func prefixes(re *syntax.Regexp) ([]string, bool) {
 // findAnchored is the leftmost match in s[pos:]: the first place a prefix occurs where the
 // anchored pattern matches. Prefixes start with an ASCII or a UTF-8 leading byte, never inside a
 // character, so each such place is one the regexp package's search tries too.
-func findAnchored[T input](r *Regexp, s T, pos int, groups bool) []int {
+//
+// A chain is matched by chainAt, with the state st (nil: a new one for this search).
+func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState) []int {
+	if r.chain != nil && st == nil {
+		caps := 2
+		if groups {
+			caps = 2 * (r.re.NumSubexp() + 1)
+		}
+		st = newChainState(r.chain, len(s)-pos, caps)
+	}
 	next := make([]int, len(r.prefixes)) // where each prefix next occurs, from at
 	for i := range next {
 		next[i] = -1
@@ -536,6 +648,17 @@ func findAnchored[T input](r *Regexp, s T, pos int, groups bool) []int {
 		}
 		if c < 0 {
 			return nil
+		}
+		if r.chain != nil {
+			m, ok := chainAt(r.chain, s, c, st)
+			if !ok {
+				return shift(submatch(r.re, s[c:], groups), c)
+			}
+			if m != nil {
+				return m
+			}
+			at = c + 1
+			continue
 		}
 		if failed == maxFailed {
 			return shift(submatch(r.re, s[c:], groups), c)
