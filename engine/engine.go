@@ -86,7 +86,7 @@ func New() *Engine {
 	// functions that was half of loading the catalogue (thousands of expressions). The options are
 	// applied here once, and each compile copies the finished tables (compiling only reads them).
 	c := conf.CreateNew()
-	for _, op := range append([]expr.Option{expr.DisableBuiltin("now"), expr.MaxNodes(5000)}, fs.Options()...) {
+	for _, op := range append([]expr.Option{expr.DisableBuiltin("now"), expr.MaxNodes(5000), memberOption()}, fs.Options()...) {
 		op(c)
 	}
 	for name := range c.Disabled {
@@ -115,7 +115,7 @@ func (e *Engine) compileExpr(code string, env types.Map, envKey string, asBool b
 		// The shared tables; compiling only reads them.
 		*c = *e.exprConf
 		c.NtCache = nature.Cache{}
-	}, expr.Env(env)}
+	}, expr.Env(env), expr.Patch(memberPatch{env})}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}

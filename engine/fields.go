@@ -96,7 +96,7 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 	}
 	if isEmpty(v) && f.def != nil {
 		// The default is the author's explicit choice, even an empty string or list.
-		return coerce(f.def, f.kind, f.elem, r.env["base"])
+		return coerce(f.def, f.kind, f.elem, r.base())
 	}
 	if isEmpty(v) {
 		if f.kind == kList {
@@ -104,7 +104,7 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 		}
 		return nil, nil
 	}
-	cv, err := coerce(v, f.kind, f.elem, r.env["base"])
+	cv, err := coerce(v, f.kind, f.elem, r.base())
 	if err != nil {
 		if f.required {
 			return nil, errcode.New(errcode.ExtractionFailed, "field %s: %v", f.name, err)
@@ -332,8 +332,24 @@ func group(m [][]byte) string {
 	return string(m[0])
 }
 
-// coerce converts a value to the field's type.
-func coerce(v any, kind, elem fieldKind, base any) (any, error) {
+// base is the page URL relative URLs resolve against (the last step's), parsed once per step
+// rather than once per URL field; nil when there is none or it does not parse.
+func (r *run) base() *url.URL {
+	b, _ := r.env["base"].(string)
+	if b != r.baseSrc || !r.baseDone {
+		r.baseSrc, r.baseURL, r.baseDone = b, nil, true
+		if b != "" {
+			if u, err := url.Parse(b); err == nil {
+				r.baseURL = u
+			}
+		}
+	}
+	return r.baseURL
+}
+
+// coerce converts a value to the field's type; base (nil: none) resolves relative URLs. base is
+// only read.
+func coerce(v any, kind, elem fieldKind, base *url.URL) (any, error) {
 	switch kind {
 	case kAny:
 		return v, nil
@@ -411,15 +427,12 @@ func coerce(v any, kind, elem fieldKind, base any) (any, error) {
 			return nil, fmt.Errorf("want a URL, got %T", v)
 		}
 		s = strings.TrimSpace(s)
-		b, _ := base.(string)
 		u, err := url.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("bad URL %q", short(s))
 		}
-		if b != "" {
-			if bu, err := url.Parse(b); err == nil {
-				u = bu.ResolveReference(u)
-			}
+		if base != nil {
+			u = base.ResolveReference(u)
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
 			return nil, fmt.Errorf("not an http(s) URL: %q", short(s))

@@ -108,6 +108,10 @@ type run struct {
 	warnings  []string
 	prevItems []any
 	xp        *xpatheval.Evaluator
+	// baseURL is env["base"] (baseSrc) parsed, once baseDone: see base.
+	baseSrc  string
+	baseURL  *url.URL
+	baseDone bool
 	// machine runs every expression of the run: one VM reused (a run is one goroutine, and no
 	// expression calls back into the engine) instead of a new one, with its stack, per field of
 	// every item.

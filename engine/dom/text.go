@@ -54,6 +54,9 @@ func Text(nav xpath.NodeNavigator) string {
 	return navText(nav)
 }
 
+// ElementText is Text of an HTML element's navigator, without the navigator.
+func ElementText(n *html.Node) string { return htmlText(n) }
+
 // htmlText walks the subtree of root without recursion.
 func htmlText(root *html.Node) string {
 	if c := root.FirstChild; c != nil && c == root.LastChild && c.Type == html.TextNode {

@@ -281,6 +281,9 @@ func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool
 			}
 		}
 		if x.native != nil && h.Attr() < 0 {
+			if !all && x.native.wrapper == "" && len(x.native.branches) == 1 {
+				return firstResult(x.native.branches[0], h.Root(), h.Current(), &ev.item, text)
+			}
 			return nodeResult(x.native.evalAll(h.Root(), h.Current(), &ev.item, all), all, text)
 		}
 	}
@@ -366,6 +369,24 @@ func (ev *Evaluator) orderedNodes(o *orderedXPath, ctx xpath.NodeNavigator) []xp
 		return []xpath.NodeNavigator{pick}
 	}
 	return ev.Nodes(o.rest, pick)
+}
+
+// firstResult is nodeResult(evalAll(..., false), false, text) for a single native path, without
+// the node set: a field's one value is most of what a page's XPaths answer, and the set's slice and
+// navigator were most of their allocations.
+func firstResult(p *nativePath, root, ctx *html.Node, sub *subtree, text bool) any {
+	n, at := p.first(root, ctx, sub)
+	switch {
+	case n == nil:
+		return nil
+	case !text:
+		return true
+	case at >= 0:
+		return dom.Text(dom.AttrNavigatorAt(root, n, at))
+	case n.Type == html.ElementNode:
+		return dom.ElementText(n)
+	}
+	return dom.Text(dom.NavigatorAt(root, n))
 }
 
 // nodeResult shapes a fast XPath result like Value shapes an iterator or a scalar.
