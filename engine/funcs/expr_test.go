@@ -485,7 +485,7 @@ var (
 	wholeText = []string{"normSpace", "stripTags", "unescapeHTML", "truncate", "splitLines", "joinLines",
 		"between", "absURL", "urlParam", "queryEscape", "urlHost", "urlPath", "unwrapURL", "reFind", "reFindAll",
 		"reMatch", "reReplace", "parseJSON", "toJSON", "get", "find", "findAll", "uniq", "compact",
-		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs",
+		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs", "wordCount",
 		"bestImage", "cleanText", "closestOf", "howToSteps", "schemaMinutes", "schemaName", "schemaProps", "schemaURL", "schemaYield", "splitTags"}
 )
 
