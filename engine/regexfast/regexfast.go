@@ -42,6 +42,12 @@ import (
 // regexp package's backtracker is as fast.
 const minStaged = 2048
 
+// minChain is the input length from which a chain is matched by its scan (chain.go): any. The
+// backtracker the regexp package runs below minStaged still tries every position of its input and
+// costs about 20 ns a byte on `[?&](?:refid|_ft_)=.*$` over a 2 KB link, where the chain only
+// looks at the few places a prefix occurs; on a few bytes with no candidate both cost an Index.
+const minChain = 0
+
 // Regexp is a compiled regular expression; its methods answer as the regexp package's
 // methods of the same name.
 type Regexp struct {
@@ -92,6 +98,9 @@ func New(re *regexp.Regexp) *Regexp {
 			// from each.
 			r.candidates(tree, false)
 		}
+	}
+	if r.chain != nil && r.pieces == nil {
+		r.minLen = minChain
 	}
 	if r.whole() {
 		if r.breaks = breakBytes(re); r.breaks != nil {
@@ -298,6 +307,9 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 	}
 	re := &Regexp{re: std, minLen: minStaged}
 	re.candidates(tree, true)
+	if re.chain != nil {
+		re.minLen = minChain
+	}
 	var groups []int
 	var walk func(*syntax.Regexp)
 	walk = func(x *syntax.Regexp) {
@@ -620,14 +632,8 @@ func prefixes(re *syntax.Regexp, classes bool) ([]string, bool) {
 //
 // A chain is matched by chainAt, with the state st (nil: a new one for this search).
 func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState) []int {
-	if r.chain != nil && st == nil {
-		caps := 2
-		if groups {
-			caps = 2 * (r.re.NumSubexp() + 1)
-		}
-		st = newChainState(r.chain, len(s)-pos, caps)
-	}
-	next := make([]int, len(r.prefixes)) // where each prefix next occurs, from at
+	var buf [maxPrefixes]int
+	next := buf[:len(r.prefixes)] // where each prefix next occurs, from at
 	for i := range next {
 		next[i] = -1
 	}
@@ -650,6 +656,14 @@ func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState)
 			return nil
 		}
 		if r.chain != nil {
+			if st == nil {
+				// Made at the first candidate: most short inputs have none.
+				caps := 2
+				if groups {
+					caps = 2 * (r.re.NumSubexp() + 1)
+				}
+				st = newChainState(r.chain, len(s)-pos, caps)
+			}
 			m, ok := chainAt(r.chain, s, c, st)
 			if !ok {
 				return shift(submatch(r.re, s[c:], groups), c)
