@@ -92,10 +92,11 @@ func New(re *regexp.Regexp) *Regexp {
 			if r.pieces == nil {
 				r.candidates(tree, true)
 			}
-		case endsAtEnd(tree):
-			// `[?&](?:refid|_ft_)=.*$`: the input's end is the same wherever a try starts. Only
-			// as a chain: the regexp package anchored at each candidate would scan to the end
-			// from each.
+		default:
+			// `[?&](?:refid|_ft_)=.*$`, `...story_name[^\[]{0,200}\[` + id + `\b`: a chain tests
+			// an assertion where it stands, on the whole input. Only as a chain: the regexp
+			// package anchored at each candidate would see no input before it, and scan to the end
+			// from each for a $.
 			r.candidates(tree, false)
 		}
 	}
@@ -284,14 +285,6 @@ func hasAssertion(re *syntax.Regexp) bool {
 		}
 	}
 	return false
-}
-
-// endsAtEnd reports whether re's only assertion is a \z (or $ without the m flag) that ends it.
-func endsAtEnd(re *syntax.Regexp) bool {
-	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[len(re.Sub)-1].Op != syntax.OpEndText {
-		return false
-	}
-	return !slices.ContainsFunc(re.Sub[:len(re.Sub)-1], hasAssertion)
 }
 
 // compilePiece compiles consecutive parts as a pattern of their own, noting which of the whole

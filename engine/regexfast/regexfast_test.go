@@ -20,6 +20,7 @@ var patterns = []struct {
 	{`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`, false},
 	{`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`, false},
 	{`(<b>|<i>)(a|bb)?`, false},
+	{`(<b>|<i>)(a|bb)+`, false},
 	{`(?i)<a.*`, false},
 	{`\x{FFFD}a`, false},
 	{`x*</b>`, false},
@@ -63,7 +64,7 @@ var patterns = []struct {
 // prefixed says of some patterns whether they are tried where their prefixes occur, by the
 // regexp package anchored there; chained, by a chain.
 var prefixed = map[string]bool{
-	`(<b>|<i>)(a|bb)?`: true,
+	`(<b>|<i>)(a|bb)+`: true,
 	`(?i)<a.*`:         false,
 	`x*</b>`:           false,
 }
@@ -73,7 +74,8 @@ var chained = map[string]bool{
 	`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`:                   true,
 	`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`: true,
 	`<b>|x`:            true,
-	`(<b>|<i>)(a|bb)?`: false,
+	`(<b>|<i>)(a|bb)?`: true, // an optional alternation: the alternation of it and nothing
+	`(<b>|<i>)(a|bb)+`: false,
 	`(?i)<a.*`:         false,
 }
 
