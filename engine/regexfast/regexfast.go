@@ -59,6 +59,7 @@ type Regexp struct {
 	// prefixes: every match starts with one of these literals (nil: unknown). anchored is the
 	// pattern anchored at the start of its input, tried where a prefix occurs.
 	prefixes []string
+	rare     []int // for each prefix, the index of its rarest byte (see indexRare)
 	anchored *regexp.Regexp
 	// chain: the pattern matched from a candidate start by one scan (chain.go), in place of
 	// anchored.
@@ -428,6 +429,51 @@ func index[T input](s T, lit string) int {
 	panic("unreachable")
 }
 
+// htmlByteRank is the frequency rank of bytes in HTML pages (higher is more common), as
+// xpatheval's Literal has it; bytes not listed (controls, non-ASCII) are rarest.
+var htmlByteRank = func() [256]uint8 {
+	var r [256]uint8
+	common := "ea tionsrdl-cp\"um.x0g:b2hfv,3\\w1_=A;/yk\n5{}64><)(8CE97BjTISzDFPLQMURNq#OVHGYKW&XZJ%'+][!|?$@*~\t"
+	for i := 0; i < len(common); i++ {
+		r[common[i]] = uint8(255 - i)
+	}
+	return r
+}()
+
+func rarests(lits []string) []int {
+	out := make([]int, len(lits))
+	for i, l := range lits {
+		for j := 1; j < len(l); j++ {
+			if htmlByteRank[l[j]] < htmlByteRank[l[out[i]]] {
+				out[i] = j
+			}
+		}
+	}
+	return out
+}
+
+// indexRare is index(s, lit), found by the byte of lit at r: a prefix such as
+// `data-sigil="comment-body">` starts with a byte found at nearly every step of a page, where
+// strings.Index stops to compare, while its `y` is rare. The places of that byte are met in
+// order, so the first place lit is found is its first occurrence.
+func indexRare[T input](s T, lit string, r int) int {
+	if r == 0 {
+		return index(s, lit)
+	}
+	c := lit[r]
+	for i := r; i < len(s); {
+		j := indexByte(s[i:], c)
+		if j < 0 {
+			return -1
+		}
+		if start := i + j - r; hasPrefixAt(s, start, lit) {
+			return start
+		}
+		i += j + 1
+	}
+	return -1
+}
+
 func lastIndex[T input](s T, lit string) int {
 	switch x := any(s).(type) {
 	case string:
@@ -532,7 +578,7 @@ const maxFailed = 32
 func (r *Regexp) candidates(tree *syntax.Regexp, anchored bool) {
 	if lits := usable(prefixes(tree, true)); lits != nil {
 		if ch := newChain(tree); ch != nil {
-			r.prefixes, r.chain = lits, ch
+			r.prefixes, r.rare, r.chain = lits, rarests(lits), ch
 			return
 		}
 	}
@@ -547,7 +593,7 @@ func (r *Regexp) candidates(tree *syntax.Regexp, anchored bool) {
 	if err != nil || re.NumSubexp() != r.re.NumSubexp() {
 		return
 	}
-	r.prefixes, r.anchored = lits, re
+	r.prefixes, r.rare, r.anchored = lits, rarests(lits), re
 }
 
 // usable is lits when they are few enough to search for and none is empty, else nil.
@@ -635,7 +681,7 @@ func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState)
 		c := -1
 		for i, l := range r.prefixes {
 			if next[i] < at && next[i] != len(s)+1 {
-				if j := index(s[at:], l); j >= 0 {
+				if j := indexRare(s[at:], l, r.rare[i]); j >= 0 {
 					next[i] = at + j
 				} else {
 					next[i] = len(s) + 1 // none left

@@ -220,3 +220,34 @@ func BenchmarkPrefixed(b *testing.B) {
 		}
 	})
 }
+
+// indexRare against strings.Index, on literals whose rarest byte is first, inside or last.
+func TestIndexRare(t *testing.T) {
+	for _, lit := range []string{`data-sigil="comment-body">`, "ab", "a", "yx", "xy", "aya", "é", "aéb"} {
+		r := rarests([]string{lit})[0]
+		for _, s := range []string{"", "a", "y", lit, "x" + lit, lit + lit, "yyy" + lit, strings.Repeat("ay", 9) + lit + "a",
+			lit[:len(lit)-1], "\xff" + lit, "ééaéb"} {
+			if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
+				t.Errorf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
+			}
+			if got, want := indexRare([]byte(s), lit, r), strings.Index(s, lit); got != want {
+				t.Errorf("indexRare([]byte(%q), %q, %d) = %d, want %d", s, lit, r, got, want)
+			}
+		}
+	}
+}
+
+// FuzzIndexRare compares indexRare with strings.Index on any input and literal.
+func FuzzIndexRare(f *testing.F) {
+	f.Add("xxdata-sigil=\"comment-body\">", `data-sigil="comment-body">`)
+	f.Add("ayay", "ya")
+	f.Fuzz(func(t *testing.T, s, lit string) {
+		if lit == "" {
+			return
+		}
+		r := rarests([]string{lit})[0]
+		if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
+			t.Fatalf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
+		}
+	})
+}
