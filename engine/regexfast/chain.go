@@ -481,6 +481,10 @@ type chainState struct {
 	caps   []int
 	spent  int // bytes scanned
 	budget int
+	// Room for the memo and caps of most chains, in the state's one allocation: a chain is tried
+	// on short inputs too (a link, an attribute), where these were most of a search's cost.
+	memoBuf [4]runMemo
+	capsBuf [8]int
 }
 
 // runMemo: from from, the run's class holds every character up to to, where it stops (or the
@@ -488,7 +492,17 @@ type chainState struct {
 type runMemo struct{ from, to, last int }
 
 func newChainState(c *chain, n, caps int) *chainState {
-	st := &chainState{memo: make([]runMemo, c.runs), caps: make([]int, caps), budget: (c.runs + 1) * n}
+	st := &chainState{budget: (c.runs + 1) * n}
+	if c.runs <= len(st.memoBuf) {
+		st.memo = st.memoBuf[:c.runs]
+	} else {
+		st.memo = make([]runMemo, c.runs)
+	}
+	if caps <= len(st.capsBuf) {
+		st.caps = st.capsBuf[:caps]
+	} else {
+		st.caps = make([]int, caps)
+	}
 	if c.tight {
 		st.budget = 0
 	}
