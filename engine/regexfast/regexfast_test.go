@@ -251,3 +251,40 @@ func FuzzIndexRare(f *testing.F) {
 		}
 	})
 }
+
+// replaceRuns against the regexp package, on patterns that are a run of ASCII characters and
+// on inputs with non-ASCII and invalid bytes next to the runs.
+func TestReplaceRuns(t *testing.T) {
+	for _, p := range []string{`\s+`, `[ \t]+`, `[0-9a-f]+`, `x+`} {
+		fast, std := MustCompile(p), regexp.MustCompile(p)
+		if fast.run == nil {
+			t.Fatalf("%s: not a run", p)
+		}
+		for _, s := range []string{"", " ", "a", " a ", "a  b\t\n c", "\u00a0 \u00a0", "\xff \xff", "xx1x", "  ", "a\u2003b",
+			"é é", "end "} {
+			for _, repl := range []string{" ", "", "-$0-", "${1}"} {
+				if got, want := fast.ReplaceAllString(s, repl), std.ReplaceAllString(s, repl); got != want {
+					t.Errorf("%s: ReplaceAllString(%q, %q) = %q, want %q", p, s, repl, got, want)
+				}
+			}
+		}
+	}
+	for _, p := range []string{`[^a]+`, `\s*`, `\s+?`, `a\s+`, `\pL+`} {
+		if MustCompile(p).run != nil {
+			t.Errorf("%s: a run", p)
+		}
+	}
+}
+
+// FuzzReplaceRuns compares ReplaceAllString of `\s+` and `[ab]+` with the regexp package's.
+func FuzzReplaceRuns(f *testing.F) {
+	f.Add("a  b\t\n c\u00a0d", " ")
+	f.Add("aab\xffba", "-")
+	f.Fuzz(func(t *testing.T, s, repl string) {
+		for _, p := range []string{`\s+`, `[ab]+`} {
+			if got, want := MustCompile(p).ReplaceAllString(s, repl), regexp.MustCompile(p).ReplaceAllString(s, repl); got != want {
+				t.Fatalf("%s: ReplaceAllString(%q, %q) = %q, want %q", p, s, repl, got, want)
+			}
+		}
+	})
+}
