@@ -16,7 +16,13 @@ import (
 // `>` is not), or, last in the pattern, at the last place the final literal occurs before it
 // (`[^>]*aria-label="Open story"`, every byte of which the class takes). Groups may surround any
 // of these, and an alternation is tried branch by branch, each branch followed by the rest of
-// the pattern (so the rest is duplicated into every branch, and a chain is a tree of sequences).
+// the pattern (so the rest is duplicated into every branch, and a chain is a tree of sequences);
+// an optional part of more than a character is the alternation of it and nothing. A counted run
+// of a class (`[0-9]{9,11}`, `[^\[]{0,200}`) ends as a greedy run does where what follows starts
+// outside its class, at most max characters on; a lazy one before the pattern's last literal
+// (`.{0,600}?aria-label="Verified`) at that literal's first occurrence. A word boundary (\b, \B)
+// is tested where it stands, on the whole input, anywhere but right after a run or an optional
+// item (whose end it would decide).
 //
 // Why the answer is the regexp package's: its match is the leftmost, and among those at that
 // start the one a backtracking search meets first, which tries a greedy run's longer spans
@@ -59,26 +65,34 @@ const (
 	iAlt                   // an alternation: the branches, each with the rest of the pattern
 	iOpt                   // an optional literal or character, which what follows cannot start as
 	iEnd                   // the input's end (\z, or $ without the m flag)
+	iWord                  // a word boundary (\b), or with neg none (\B)
 )
 
 // How a run ends.
 const (
-	endStop = iota // at the first character outside its class
-	endBack        // back bytes before it: where the next literal starts
-	endLast        // at the last occurrence of lit before it (the pattern's last literal)
+	endStop  = iota // at the first character outside its class
+	endBack         // back bytes before it: where the next literal starts
+	endLast         // at the last occurrence of lit before it (the pattern's last literal)
+	endFirst        // a lazy counted run: at the first occurrence of lit (the pattern's last literal)
 )
 
 type item struct {
-	kind  itemKind
-	lit   string   // iLit, iOpt (or set); iRun with endLast: the literal
-	set   *byteSet // iClass, iRun, iOpt (or lit)
-	min   int      // iRun: 0 (*) or 1 (+)
-	lazy  bool     // iRun: *? or +?
-	end   int      // iRun: endStop, endBack, endLast
-	back  int      // iRun with endBack
-	id    int      // iRun: its memo's index
-	group int      // iOpen, iClose
-	alts  [][]item // iAlt
+	kind itemKind
+	lit  string   // iLit, iOpt (or set); iRun with endLast: the literal
+	set  *byteSet // iClass, iRun, iOpt (or lit)
+	min  int      // iRun: 0 (*) or 1 (+); counted: characters
+	lazy bool     // iRun: *? or +?
+	// counted: an iRun of a counted repetition ({n,m}, [0-9]{9,11}, [^\[]{0,200}) of at least min
+	// and at most max characters (max -1: no bound), scanned character by character at each try,
+	// without the memo (its bound keeps a try short; the budget keeps the search linear).
+	counted bool
+	max     int
+	neg     bool     // iWord: \B
+	end     int      // iRun: endStop, endBack, endLast
+	back    int      // iRun with endBack
+	id      int      // iRun: its memo's index
+	group   int      // iOpen, iClose
+	alts    [][]item // iAlt
 	// unset: for each branch, the slots of the groups it sets (a group it opens: start and end;
 	// one opened before the alternation: its end), which are unset when the branch fails.
 	unset [][]int
@@ -142,6 +156,10 @@ func (c *chain) sequence(work []node, n *int) ([]item, bool) {
 		case syntax.OpEmptyMatch:
 		case syntax.OpEndText:
 			out = append(out, item{kind: iEnd})
+		case syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			// Tested where it stands, against the input around it: chainAt matches on the whole
+			// input (what follows a run never starts with one: see ends).
+			out = append(out, item{kind: iWord, neg: re.Op == syntax.OpNoWordBoundary})
 		case syntax.OpConcat:
 			subs := make([]node, 0, len(re.Sub)+len(work))
 			for _, s := range re.Sub {
@@ -179,14 +197,30 @@ func (c *chain) sequence(work []node, n *int) ([]item, bool) {
 			}
 			c.runs++
 			out = append(out, it)
+		case syntax.OpRepeat:
+			set := classSet(re.Sub[0])
+			if set == nil {
+				return nil, false
+			}
+			it := item{kind: iRun, set: set, lazy: re.Flags&syntax.NonGreedy != 0, id: c.runs,
+				counted: true, min: re.Min, max: re.Max}
+			c.runs++
+			out = append(out, it)
 		case syntax.OpQuest:
 			// A literal or a character, checked as one; what follows is checked in ends.
 			if re.Flags&syntax.NonGreedy != 0 {
 				return nil, false
 			}
 			sub, ok := c.sequence([]node{{re: re.Sub[0]}}, n)
-			if !ok || len(sub) != 1 || sub[0].kind != iLit && sub[0].kind != iClass {
+			if !ok {
 				return nil, false
+			}
+			if len(sub) != 1 || sub[0].kind != iLit && sub[0].kind != iClass {
+				// More than that, `(?:\\*&quot;|\\*")?`: the alternation of it and nothing, which
+				// a backtracking search tries in that order too.
+				alt := &syntax.Regexp{Op: syntax.OpAlternate, Sub: []*syntax.Regexp{re.Sub[0], {Op: syntax.OpEmptyMatch}}}
+				work = append([]node{{re: alt}}, work...)
+				continue
 			}
 			out = append(out, item{kind: iOpt, lit: sub[0].lit, set: sub[0].set})
 		case syntax.OpAlternate:
@@ -290,6 +324,12 @@ func (c *chain) ends(seq []item) bool {
 		for j < len(seq) && (seq[j].kind == iOpen || seq[j].kind == iClose) {
 			j++
 		}
+		if it.counted {
+			if !countedEnds(it, seq[j:]) {
+				return false
+			}
+			continue
+		}
 		if it.kind == iOpt {
 			// Taken where it occurs: what follows could not match there anyway.
 			if !optionalFirst(it, seq[j:]) {
@@ -332,6 +372,9 @@ func (c *chain) ends(seq []item) bool {
 // optionalFirst reports whether what follows the optional item opt (rest) cannot match where
 // opt does: then opt is taken wherever it matches, as a backtracking search would first try.
 func optionalFirst(opt *item, rest []item) bool {
+	if len(rest) > 0 && rest[0].kind == iWord {
+		return false
+	}
 	if opt.set != nil {
 		return startsOutside(rest, opt.set)
 	}
@@ -342,6 +385,27 @@ func optionalFirst(opt *item, rest []item) bool {
 	first := &byteSet{stop: -1}
 	first.in[opt.lit[0]] = true
 	return startsOutside(rest, first)
+}
+
+// countedEnds decides how a counted run ends from what follows it (rest): at the first character
+// outside its class or its max-th character, the longest span, when what follows is nothing or
+// starts outside the class (a shorter span leaves a character of the class where it must start);
+// lazy, only before the pattern's last literal, at its first occurrence (the shortest span, the
+// first a backtracking search tries).
+func countedEnds(it *item, rest []item) bool {
+	if len(rest) > 0 && rest[0].kind == iLit && onlyCloses(rest[1:]) && it.lazy && it.max >= 0 {
+		it.end, it.lit = endFirst, rest[0].lit
+		return true
+	}
+	if it.lazy {
+		return false
+	}
+	if len(rest) > 0 && rest[0].kind == iLit {
+		it.end = endStop
+		return !it.set.has(rest[0].lit[0])
+	}
+	it.end = endStop
+	return startsOutside(rest, it.set)
 }
 
 func onlyCloses(seq []item) bool {
@@ -359,6 +423,8 @@ func startsOutside(seq []item, set *byteSet) bool {
 		switch it.kind {
 		case iOpen, iClose:
 			continue
+		case iWord:
+			return false // decided by the characters around it, not the next one alone
 		case iLit:
 			return !set.has(it.lit[0])
 		case iClass:
@@ -415,6 +481,10 @@ type chainState struct {
 	caps   []int
 	spent  int // bytes scanned
 	budget int
+	// Room for the memo and caps of most chains, in the state's one allocation: a chain is tried
+	// on short inputs too (a link, an attribute), where these were most of a search's cost.
+	memoBuf [4]runMemo
+	capsBuf [8]int
 }
 
 // runMemo: from from, the run's class holds every character up to to, where it stops (or the
@@ -422,7 +492,17 @@ type chainState struct {
 type runMemo struct{ from, to, last int }
 
 func newChainState(c *chain, n, caps int) *chainState {
-	st := &chainState{memo: make([]runMemo, c.runs), caps: make([]int, caps), budget: (c.runs + 1) * n}
+	st := &chainState{budget: (c.runs + 1) * n}
+	if c.runs <= len(st.memoBuf) {
+		st.memo = st.memoBuf[:c.runs]
+	} else {
+		st.memo = make([]runMemo, c.runs)
+	}
+	if caps <= len(st.capsBuf) {
+		st.caps = st.capsBuf[:caps]
+	} else {
+		st.caps = make([]int, caps)
+	}
 	if c.tight {
 		st.budget = 0
 	}
@@ -480,6 +560,10 @@ func matchSeq[T input](seq []item, s T, p int, st *chainState) int {
 			if p != len(s) {
 				return -1
 			}
+		case iWord:
+			if wordBoundary(s, p) == it.neg {
+				return -1
+			}
 		case iOpt:
 			switch {
 			case it.set == nil:
@@ -508,6 +592,9 @@ func matchSeq[T input](seq []item, s T, p int, st *chainState) int {
 
 // runEnd is where the run that starts at p ends, or -1 when it cannot.
 func runEnd[T input](it *item, s T, p int, st *chainState) int {
+	if it.counted {
+		return countedEnd(it, s, p, st)
+	}
 	m := &st.memo[it.id]
 	if p < m.from || p > m.to {
 		q := p
@@ -547,6 +634,36 @@ func runEnd[T input](it *item, s T, p int, st *chainState) int {
 		return m.last
 	}
 	return -1
+}
+
+// countedEnd is runEnd for a counted run: its characters counted one by one, as the regexp
+// package counts them (an invalid byte is one).
+func countedEnd[T input](it *item, s T, p int, st *chainState) int {
+	q := p
+	defer func() { st.spent += q - p }()
+	for k := 0; ; k++ {
+		if it.end == endFirst && k >= it.min && hasPrefixAt(s, q, it.lit) {
+			return q
+		}
+		if k == it.max || q >= len(s) || !it.set.has(s[q]) {
+			if it.end == endFirst || k < it.min {
+				return -1
+			}
+			return q
+		}
+		q += runeLen(s, q)
+	}
+}
+
+// wordBoundary reports whether p is between a word character (ASCII letter, digit, _) and another
+// character or an end of the input, as \b is; a byte from 0x80 on is never one's start.
+func wordBoundary[T input](s T, p int) bool {
+	before := p > 0 && isWordByte(s[p-1])
+	return before != (p < len(s) && isWordByte(s[p]))
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // slotsSet lists the slots of caps a sequence may set.

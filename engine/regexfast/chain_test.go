@@ -59,36 +59,56 @@ var chainPatterns = []string{
 	`x[^a]*a$`,
 	`x(?:ab)?\z`,
 	`[ab]c[^d]*d`,
+	`x(?:[ab]c)?[a-z]`,    // an optional sequence: the alternation of it and nothing
+	`x(?:\\*&q;|\\*")?:y`, // of an alternation
+	`data-commentid="(?:[0-9]+_)?([0-9]+)"`,
+	`[ab]c|d$`,       // the end not last in the pattern
+	`x$y`,            //
+	`x([0-9]{2,3}),`, // a counted run: its longest span
+	`x[^\[]{0,3}\[`,  // (every non-ASCII character counted as one, an invalid byte too)
+	`x[^\[]{2,}\[`,   //
+	`x[a-c]{2}`,      //
+	`(?s)x.{0,3}?yy`, // lazy before the last literal: its first occurrence
+	`(?s)class="actor".{0,600}?aria-label="Verified`,
+	`x[^a]{1,3}?(b)`,
+	`x[a-c]{1,3}?d`,            //
+	`x12\b`,                    // word boundaries where they stand
+	`x\B1`,                     //
+	`"error":\s*(?:404|410)\b`, //
+	`x:([0-9]{2,3}),[^\[]{0,4}\[(?:\\*&q;|\\*")?12\b`,
 }
 
 // notChains must be left to the other strategies: a run's end not decided by its class,
 // a partly non-ASCII class, case folding, U+FFFD, no literal to start from.
 var notChains = []string{
-	`x[^>]*yy(a)`,      // a literal inside the run's class not last
-	`x[^>]*?yy`,        // a lazy run's first occurrence
-	`x[a-c]*[b-f]+`,    // runs that overlap
-	`x[^a]*(?:b|a)`,    // a branch the run's class could start
-	`x(?:ab)?a`,        // an optional literal what follows starts as
-	`x(?:ab)?`,         // (it is taken: fine, but what follows is nothing: see below)
-	`é[^é]*é`,          // a class with some non-ASCII characters
-	`(?i)x[^a]*a`,      // folded case
-	`\x{FFFD}[^a]*a`,   // U+FFFD matches an invalid byte too
-	`[^a]*a`,           // no literal first
-	`x{2}[^a]*a`,       // a counted repetition
-	`x(?:ab)+[^a]*a`,   // a repetition of more than a character
-	`x[^"]*"|[^y]*y`,   // a branch with no literal first
-	`x[^a]*?`,          // a lazy run last
-	`x(?:ab)??[0-9]+z`, // a lazy optional literal
-	`x[0-9]*[0-9K]?y`,  // an optional character the run's class holds
-	`x(?:ab)?[a-z]`,    // an optional literal what follows may start as
-	`x(?:[ab]c)?[a-z]`, // an optional sequence
-	`(?m)x[^a]*$`,      // the end of a line
-	`[ab]c|d$`,         // the end not last in the pattern
-	`x$y`,              //
-	`x[^a]*\b`,         // other assertions
-	`^x[^a]*a`,         //
-	`[a-j]c[^d]*d`,     // a class of too many characters first
-	`(?s)a.*?b$`,       // and not anchored either: each try would scan to the end
+	`x[^>]*yy(a)`,                            // a literal inside the run's class not last
+	`x[^>]*?yy`,                              // a lazy run's first occurrence
+	`x[a-c]*[b-f]+`,                          // runs that overlap
+	`x[^a]*(?:b|a)`,                          // a branch the run's class could start
+	`x(?:ab)?a`,                              // an optional literal what follows starts as
+	`x(?:ab)?`,                               // (it is taken: fine, but what follows is nothing: see below)
+	`é[^é]*é`,                                // a class with some non-ASCII characters
+	`(?i)x[^a]*a`,                            // folded case
+	`\x{FFFD}[^a]*a`,                         // U+FFFD matches an invalid byte too
+	`[^a]*a`,                                 // no literal first
+	`x{2}[^a]*a`,                             // a counted repetition
+	`x(?:ab)+[^a]*a`,                         // a repetition of more than a character
+	`x[^"]*"|[^y]*y`,                         // a branch with no literal first
+	`x[^a]*?`,                                // a lazy run last
+	`x(?:ab)??[0-9]+z`,                       // a lazy optional literal
+	`x[0-9]*[0-9K]?y`,                        // an optional character the run's class holds
+	`x(?:ab)?[a-z]`,                          // an optional literal what follows may start as
+	`(?m)x[^a]*$`,                            // the end of a line
+	`x[^a]*\b`,                               // a run followed by an assertion: its end depends on more than its class
+	`x[a-c]{0,3}\b`,                          //
+	`x[a-c]{0,3}c`,                           // a counted run whose class holds what follows
+	`x[a-c]{1,3}?d[ef]`,                      // lazy, not before the last literal
+	`x.{0,3}?yy(a)`,                          //
+	`x[a-c]{0,3}?`,                           // lazy last
+	`x(?:(?:a|b|c)?(?:d|e|f)?(?:g|h|i)?){2}`, // too many copies of the rest
+	`^x[^a]*a`,                               // the start of the input
+	`[a-j]c[^d]*d`,                           // a class of too many characters first
+	`(?s)a.*?b$`,                             // and not anchored either: each try would scan to the end
 }
 
 func TestChainShapes(t *testing.T) {
@@ -142,7 +162,8 @@ var chainAlphabet = []string{
 	"7", "x", "y", "yy", "a", "b", "ab", "ac", "c", "d", "g", "q", "z", "w", "é", "\xff", "\xe6\x9d",
 	"\n", " ", "\t", ":", "{", "\"user\"", "\"data\"", "id=\"feedback_inline_", "<b>", "Prep: ", "min",
 	"K", "M", " shares", " share", ",", ".", "cd", "e", "f", "?refid=", "&_ft_=", "&__xts__[0]=", "?", "&",
-	"&groupid=", "bc",
+	"&groupid=", "bc", "\\", "&q;", "[", "12", "1", "x:", "_", "404", "410", "\"error\":", "class=\"actor\"",
+	"aria-label=\"Verified", "data-commentid=\"",
 }
 
 // sameAsRegexp compares every method of fast with std's on s.

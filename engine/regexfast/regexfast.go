@@ -42,6 +42,12 @@ import (
 // regexp package's backtracker is as fast.
 const minStaged = 2048
 
+// minChain is the input length from which a chain is matched by its scan (chain.go): any. The
+// backtracker the regexp package runs below minStaged still tries every position of its input and
+// costs about 20 ns a byte on `[?&](?:refid|_ft_)=.*$` over a 2 KB link, where the chain only
+// looks at the few places a prefix occurs; on a few bytes with no candidate both cost an Index.
+const minChain = 0
+
 // Regexp is a compiled regular expression; its methods answer as the regexp package's
 // methods of the same name.
 type Regexp struct {
@@ -53,6 +59,7 @@ type Regexp struct {
 	// prefixes: every match starts with one of these literals (nil: unknown). anchored is the
 	// pattern anchored at the start of its input, tried where a prefix occurs.
 	prefixes []string
+	rare     []int // for each prefix, the index of its rarest byte (see indexRare)
 	anchored *regexp.Regexp
 	// chain: the pattern matched from a candidate start by one scan (chain.go), in place of
 	// anchored.
@@ -63,6 +70,9 @@ type Regexp struct {
 	// breaks: the bytes FindAll cuts a long input at (see breakBytes); only when neither of the
 	// other two strategies applies, as they keep the search off the NFA already.
 	breaks *asciiSet
+	// run: the pattern is a greedy run of a class of ASCII characters (`\s+`), whose matches are
+	// the maximal stretches of its bytes; nil otherwise (see ReplaceAllString).
+	run *byteSet
 }
 
 // piece is one stretch of the pattern between lazy wildcards.
@@ -86,16 +96,25 @@ func New(re *regexp.Regexp) *Regexp {
 			if r.pieces == nil {
 				r.candidates(tree, true)
 			}
-		case endsAtEnd(tree):
-			// `[?&](?:refid|_ft_)=.*$`: the input's end is the same wherever a try starts. Only
-			// as a chain: the regexp package anchored at each candidate would scan to the end
-			// from each.
+		default:
+			// `[?&](?:refid|_ft_)=.*$`, `...story_name[^\[]{0,200}\[` + id + `\b`: a chain tests
+			// an assertion where it stands, on the whole input. Only as a chain: the regexp
+			// package anchored at each candidate would see no input before it, and scan to the end
+			// from each for a $.
 			r.candidates(tree, false)
 		}
+	}
+	if r.chain != nil && r.pieces == nil {
+		r.minLen = minChain
 	}
 	if r.whole() {
 		if r.breaks = breakBytes(re); r.breaks != nil {
 			r.minLen = minSplit
+		}
+	}
+	if tree, err := syntax.Parse(re.String(), syntax.Perl); err == nil && tree.Op == syntax.OpPlus && tree.Flags&syntax.NonGreedy == 0 {
+		if set := classSet(tree.Sub[0]); set != nil && !set.has(utf8.RuneSelf) {
+			r.run = set
 		}
 	}
 	return r
@@ -277,14 +296,6 @@ func hasAssertion(re *syntax.Regexp) bool {
 	return false
 }
 
-// endsAtEnd reports whether re's only assertion is a \z (or $ without the m flag) that ends it.
-func endsAtEnd(re *syntax.Regexp) bool {
-	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[len(re.Sub)-1].Op != syntax.OpEndText {
-		return false
-	}
-	return !slices.ContainsFunc(re.Sub[:len(re.Sub)-1], hasAssertion)
-}
-
 // compilePiece compiles consecutive parts as a pattern of their own, noting which of the whole
 // pattern's groups its groups are.
 func compilePiece(parts []*syntax.Regexp) (piece, bool) {
@@ -298,6 +309,9 @@ func compilePiece(parts []*syntax.Regexp) (piece, bool) {
 	}
 	re := &Regexp{re: std, minLen: minStaged}
 	re.candidates(tree, true)
+	if re.chain != nil {
+		re.minLen = minChain
+	}
 	var groups []int
 	var walk func(*syntax.Regexp)
 	walk = func(x *syntax.Regexp) {
@@ -423,6 +437,51 @@ func index[T input](s T, lit string) int {
 	panic("unreachable")
 }
 
+// htmlByteRank is the frequency rank of bytes in HTML pages (higher is more common), as
+// xpatheval's Literal has it; bytes not listed (controls, non-ASCII) are rarest.
+var htmlByteRank = func() [256]uint8 {
+	var r [256]uint8
+	common := "ea tionsrdl-cp\"um.x0g:b2hfv,3\\w1_=A;/yk\n5{}64><)(8CE97BjTISzDFPLQMURNq#OVHGYKW&XZJ%'+][!|?$@*~\t"
+	for i := 0; i < len(common); i++ {
+		r[common[i]] = uint8(255 - i)
+	}
+	return r
+}()
+
+func rarests(lits []string) []int {
+	out := make([]int, len(lits))
+	for i, l := range lits {
+		for j := 1; j < len(l); j++ {
+			if htmlByteRank[l[j]] < htmlByteRank[l[out[i]]] {
+				out[i] = j
+			}
+		}
+	}
+	return out
+}
+
+// indexRare is index(s, lit), found by the byte of lit at r: a prefix such as
+// `data-sigil="comment-body">` starts with a byte found at nearly every step of a page, where
+// strings.Index stops to compare, while its `y` is rare. The places of that byte are met in
+// order, so the first place lit is found is its first occurrence.
+func indexRare[T input](s T, lit string, r int) int {
+	if r == 0 {
+		return index(s, lit)
+	}
+	c := lit[r]
+	for i := r; i < len(s); {
+		j := indexByte(s[i:], c)
+		if j < 0 {
+			return -1
+		}
+		if start := i + j - r; hasPrefixAt(s, start, lit) {
+			return start
+		}
+		i += j + 1
+	}
+	return -1
+}
+
 func lastIndex[T input](s T, lit string) int {
 	switch x := any(s).(type) {
 	case string:
@@ -481,6 +540,9 @@ func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 // FindAllStringSubmatchIndex answers, each replaced by the template expanded as ExpandString
 // does.
 func (r *Regexp) ReplaceAllString(s, repl string) string {
+	if r.run != nil && !strings.Contains(repl, "$") {
+		return replaceRuns(s, r.run, repl)
+	}
 	if r.whole() || len(s) < r.minLen {
 		return r.re.ReplaceAllString(s, repl)
 	}
@@ -494,6 +556,34 @@ func (r *Regexp) ReplaceAllString(s, repl string) string {
 		out = append(out, s[last:m[0]]...)
 		out = r.re.ExpandString(out, repl, s, m)
 		last = m[1]
+	}
+	return string(append(out, s[last:]...))
+}
+
+// replaceRuns replaces each maximal stretch of the class's bytes with repl: the matches of a
+// greedy run of ASCII characters, leftmost first, each as long as it goes (the regexp package's
+// backtracker took 3 ms for `\s+` over a 40 KB chapter). A byte from 0x80 on, part of a
+// non-ASCII character or an invalid one, is never in the class.
+func replaceRuns(s string, set *byteSet, repl string) string {
+	var out []byte
+	last := 0
+	for i := 0; i < len(s); {
+		if !set.has(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && set.has(s[j]) {
+			j++
+		}
+		if out == nil {
+			out = make([]byte, 0, len(s))
+		}
+		out = append(append(out, s[last:i]...), repl...)
+		last, i = j, j
+	}
+	if out == nil {
+		return s
 	}
 	return string(append(out, s[last:]...))
 }
@@ -527,7 +617,7 @@ const maxFailed = 32
 func (r *Regexp) candidates(tree *syntax.Regexp, anchored bool) {
 	if lits := usable(prefixes(tree, true)); lits != nil {
 		if ch := newChain(tree); ch != nil {
-			r.prefixes, r.chain = lits, ch
+			r.prefixes, r.rare, r.chain = lits, rarests(lits), ch
 			return
 		}
 	}
@@ -542,7 +632,7 @@ func (r *Regexp) candidates(tree *syntax.Regexp, anchored bool) {
 	if err != nil || re.NumSubexp() != r.re.NumSubexp() {
 		return
 	}
-	r.prefixes, r.anchored = lits, re
+	r.prefixes, r.rare, r.anchored = lits, rarests(lits), re
 }
 
 // usable is lits when they are few enough to search for and none is empty, else nil.
@@ -620,14 +710,8 @@ func prefixes(re *syntax.Regexp, classes bool) ([]string, bool) {
 //
 // A chain is matched by chainAt, with the state st (nil: a new one for this search).
 func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState) []int {
-	if r.chain != nil && st == nil {
-		caps := 2
-		if groups {
-			caps = 2 * (r.re.NumSubexp() + 1)
-		}
-		st = newChainState(r.chain, len(s)-pos, caps)
-	}
-	next := make([]int, len(r.prefixes)) // where each prefix next occurs, from at
+	var buf [maxPrefixes]int
+	next := buf[:len(r.prefixes)] // where each prefix next occurs, from at
 	for i := range next {
 		next[i] = -1
 	}
@@ -636,7 +720,7 @@ func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState)
 		c := -1
 		for i, l := range r.prefixes {
 			if next[i] < at && next[i] != len(s)+1 {
-				if j := index(s[at:], l); j >= 0 {
+				if j := indexRare(s[at:], l, r.rare[i]); j >= 0 {
 					next[i] = at + j
 				} else {
 					next[i] = len(s) + 1 // none left
@@ -650,6 +734,14 @@ func findAnchored[T input](r *Regexp, s T, pos int, groups bool, st *chainState)
 			return nil
 		}
 		if r.chain != nil {
+			if st == nil {
+				// Made at the first candidate: most short inputs have none.
+				caps := 2
+				if groups {
+					caps = 2 * (r.re.NumSubexp() + 1)
+				}
+				st = newChainState(r.chain, len(s)-pos, caps)
+			}
 			m, ok := chainAt(r.chain, s, c, st)
 			if !ok {
 				return shift(submatch(r.re, s[c:], groups), c)

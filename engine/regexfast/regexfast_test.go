@@ -20,6 +20,7 @@ var patterns = []struct {
 	{`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`, false},
 	{`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`, false},
 	{`(<b>|<i>)(a|bb)?`, false},
+	{`(<b>|<i>)(a|bb)+`, false},
 	{`(?i)<a.*`, false},
 	{`\x{FFFD}a`, false},
 	{`x*</b>`, false},
@@ -63,7 +64,7 @@ var patterns = []struct {
 // prefixed says of some patterns whether they are tried where their prefixes occur, by the
 // regexp package anchored there; chained, by a chain.
 var prefixed = map[string]bool{
-	`(<b>|<i>)(a|bb)?`: true,
+	`(<b>|<i>)(a|bb)+`: true,
 	`(?i)<a.*`:         false,
 	`x*</b>`:           false,
 }
@@ -73,7 +74,8 @@ var chained = map[string]bool{
 	`"(?:graphql|data)"\s*:\s*\{\s*"user"\s*:\s*`:                   true,
 	`(?:<a [^>]*aria-label="Open story"|<div class="_5rgu|<footer)`: true,
 	`<b>|x`:            true,
-	`(<b>|<i>)(a|bb)?`: false,
+	`(<b>|<i>)(a|bb)?`: true, // an optional alternation: the alternation of it and nothing
+	`(<b>|<i>)(a|bb)+`: false,
 	`(?i)<a.*`:         false,
 }
 
@@ -215,6 +217,74 @@ func BenchmarkPrefixed(b *testing.B) {
 	b.Run("regexp", func(b *testing.B) {
 		for b.Loop() {
 			std.FindIndex(page)
+		}
+	})
+}
+
+// indexRare against strings.Index, on literals whose rarest byte is first, inside or last.
+func TestIndexRare(t *testing.T) {
+	for _, lit := range []string{`data-sigil="comment-body">`, "ab", "a", "yx", "xy", "aya", "é", "aéb"} {
+		r := rarests([]string{lit})[0]
+		for _, s := range []string{"", "a", "y", lit, "x" + lit, lit + lit, "yyy" + lit, strings.Repeat("ay", 9) + lit + "a",
+			lit[:len(lit)-1], "\xff" + lit, "ééaéb"} {
+			if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
+				t.Errorf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
+			}
+			if got, want := indexRare([]byte(s), lit, r), strings.Index(s, lit); got != want {
+				t.Errorf("indexRare([]byte(%q), %q, %d) = %d, want %d", s, lit, r, got, want)
+			}
+		}
+	}
+}
+
+// FuzzIndexRare compares indexRare with strings.Index on any input and literal.
+func FuzzIndexRare(f *testing.F) {
+	f.Add("xxdata-sigil=\"comment-body\">", `data-sigil="comment-body">`)
+	f.Add("ayay", "ya")
+	f.Fuzz(func(t *testing.T, s, lit string) {
+		if lit == "" {
+			return
+		}
+		r := rarests([]string{lit})[0]
+		if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
+			t.Fatalf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
+		}
+	})
+}
+
+// replaceRuns against the regexp package, on patterns that are a run of ASCII characters and
+// on inputs with non-ASCII and invalid bytes next to the runs.
+func TestReplaceRuns(t *testing.T) {
+	for _, p := range []string{`\s+`, `[ \t]+`, `[0-9a-f]+`, `x+`} {
+		fast, std := MustCompile(p), regexp.MustCompile(p)
+		if fast.run == nil {
+			t.Fatalf("%s: not a run", p)
+		}
+		for _, s := range []string{"", " ", "a", " a ", "a  b\t\n c", "\u00a0 \u00a0", "\xff \xff", "xx1x", "  ", "a\u2003b",
+			"é é", "end "} {
+			for _, repl := range []string{" ", "", "-$0-", "${1}"} {
+				if got, want := fast.ReplaceAllString(s, repl), std.ReplaceAllString(s, repl); got != want {
+					t.Errorf("%s: ReplaceAllString(%q, %q) = %q, want %q", p, s, repl, got, want)
+				}
+			}
+		}
+	}
+	for _, p := range []string{`[^a]+`, `\s*`, `\s+?`, `a\s+`, `\pL+`} {
+		if MustCompile(p).run != nil {
+			t.Errorf("%s: a run", p)
+		}
+	}
+}
+
+// FuzzReplaceRuns compares ReplaceAllString of `\s+` and `[ab]+` with the regexp package's.
+func FuzzReplaceRuns(f *testing.F) {
+	f.Add("a  b\t\n c\u00a0d", " ")
+	f.Add("aab\xffba", "-")
+	f.Fuzz(func(t *testing.T, s, repl string) {
+		for _, p := range []string{`\s+`, `[ab]+`} {
+			if got, want := MustCompile(p).ReplaceAllString(s, repl), regexp.MustCompile(p).ReplaceAllString(s, repl); got != want {
+				t.Fatalf("%s: ReplaceAllString(%q, %q) = %q, want %q", p, s, repl, got, want)
+			}
 		}
 	})
 }

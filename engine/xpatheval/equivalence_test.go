@@ -431,6 +431,33 @@ func TestNativeStringShortcuts(t *testing.T) {
 	}
 }
 
+// inSpaced against the string it tests without building: contains(concat(' ', @a, ' '), lit).
+func TestInSpaced(t *testing.T) {
+	values := []string{"", " ", "name", " name", "name ", " name ", "xname", "namex", "a name", "name b", "a name b",
+		"a  name", "a\tname", "name\tb", "names name", "name name", "na me", "nam", "name\u00a0b", "a b", "b a"}
+	for _, v := range values {
+		for _, lit := range []string{" name ", " a b ", " b ", " na me ", "   "} {
+			want := strings.Contains(" "+v+" ", lit)
+			if got := inSpaced(v, lit); got != want {
+				t.Errorf("inSpaced(%q, %q) = %v, want %v", v, lit, got, want)
+			}
+		}
+	}
+}
+
+// FuzzInSpaced compares inSpaced with the string it stands for on any value and token.
+func FuzzInSpaced(f *testing.F) {
+	f.Add("a name b", "name")
+	f.Add("name", "name")
+	f.Add(" ", "")
+	f.Fuzz(func(t *testing.T, v, tok string) {
+		lit := " " + tok + " "
+		if got, want := inSpaced(v, lit), strings.Contains(" "+v+" ", lit); got != want {
+			t.Errorf("inSpaced(%q, %q) = %v, want %v", v, lit, got, want)
+		}
+	})
+}
+
 // string-length comparisons and one-attribute contains lists, natively and through antchfx.
 func TestNativeSmallShapes(t *testing.T) {
 	root, err := dom.ParseHTML([]byte(`<div><p data-asin="B01GOH7PKA">a</p><p data-asin="B01GOH7PK">b</p><p>c</p>` +
@@ -442,7 +469,8 @@ func TestNativeSmallShapes(t *testing.T) {
 		"//p[string-length(@data-asin) < 10]", "//p[contains(@data-asin, 'PKA') or contains(@data-asin, 'PKÄ')]",
 		"//p[contains(@data-asin, 'x') or contains(@data-asin, '')]", "//p[starts-with(@id, '')]", "//p[contains(@data-asin, '')]",
 		"//p[contains(., '')]", "//p[starts-with(concat(@data-asin, 'x'), 'x')]", "//p[contains(@data-asin, 'x') or contains(@id, '')]", "//p[string-length(@data-asin) >= 9]", "//p[string-length(@data-asin)>0]",
-		"//p[string-length(.) <= 1]", "//p[string-length(normalize-space(.)) = 3]"} {
+		"//p[string-length(.) <= 1]", "//p[string-length(normalize-space(.)) = 3]",
+		"//p[contains(concat(' ', @data-asin, ' '), ' B01GOH7PK ')]", "//p[not(@data-asin | @id)]", "//p[@id | @data-asin]"} {
 		x, err := newXPathSel(src)
 		if err != nil {
 			t.Fatal(err)

@@ -448,7 +448,8 @@ func (g *xgen) preds(text bool) string {
 		s += "[" + g.pick("1", "2", "last()", "@class='x'", "contains(@class, 'x')", "@id", "not(@id)",
 			"span", "count(*) = 1", "string-length(.) > 1", "normalize-space()", "@id='i' or @class='y'",
 			"contains(concat(' ', normalize-space(@class), ' '), ' x ')", "b/span", "starts-with(@class, 'x')",
-			"ancestor::ul", "not(ancestor::*[@id='i'])", "self::div or self::span", "following-sibling::b", "3") + "]"
+			"ancestor::ul", "not(ancestor::*[@id='i'])", "self::div or self::span", "following-sibling::b", "3",
+			"contains(concat(' ', @class, ' '), ' x ')", "not(@id | @class)") + "]"
 	}
 	return s
 }
@@ -466,13 +467,16 @@ func TestNativeXPathKnownDepartures(t *testing.T) {
 		"(//li)[last()]", "(.//li[@class='x'])[2]", "//span | //div", "//li[2] | //ul", "count(//li | //ul)",
 		"string(//span | //div)", "(//span | //div[@class='i'])[1]", "(//span | //div[@class='i'])[last()]",
 		"//li/following-sibling::li[@class='x'][1]", "//span/ancestor::div[@class='i'][1]",
+		// the recipe family's microdata property: an attribute, else the element's text
+		"//*[contains(concat(' ', @class, ' '), ' i ')]/@id | //*[contains(concat(' ', @class, ' '), ' i ')][not(@id | @title)]",
 	}
 	for _, doc := range docs {
 		for _, src := range srcs {
 			checkXPathWays(t, doc, src)
 		}
 	}
-	for _, src := range []string{"(.//div[@class='i'])[last()]", "(.//div[@class='i'])[1]//span", "//span | //div"} {
+	for _, src := range []string{"(.//div[@class='i'])[last()]", "(.//div[@class='i'])[1]//span", "//span | //div",
+		"//*[contains(concat(' ', @class, ' '), ' i ')]/@id | //*[contains(concat(' ', @class, ' '), ' i ')][not(@id | @title)]"} {
 		if compileNative(src) == nil {
 			t.Errorf("%s: not native", src)
 		}

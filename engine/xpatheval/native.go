@@ -340,6 +340,26 @@ func parsePred(s string) nodePred {
 	if strings.HasPrefix(s, "(") && matching(s, 0) == len(s)-1 {
 		return parsePred(s[1 : len(s)-1])
 	}
+	if us := splitTop(s, '|'); len(us) > 1 {
+		// not(@content | @datetime): a union of attributes as a boolean, whether the node has
+		// any of them (a union of other paths is left to antchfx).
+		var names []string
+		for _, u := range us {
+			u = strings.TrimSpace(u)
+			if !strings.HasPrefix(u, "@") || !isName(u[1:]) {
+				return nil
+			}
+			names = append(names, u[1:])
+		}
+		return func(n *html.Node) bool {
+			for _, name := range names {
+				if _, ok := attr(n, name); ok {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	if strings.HasPrefix(s, "not(") && matching(s, 3) == len(s)-1 {
 		inner := parsePred(s[4 : len(s)-1])
 		if inner == nil {
@@ -555,6 +575,12 @@ func stringTest(fn, a, b string) nodePred {
 				return func(n *html.Node) bool { v, _ := attr(n, name); return hasToken(v, tok) }
 			}
 		}
+		// contains(concat(' ', @itemprop, ' '), ' name '): the same without normalize-space, so
+		// only single spaces separate the tokens; tested without building the string.
+		if m := spacedAttrRe.FindStringSubmatch(a); m != nil && fn == "contains" && len(lit) > 2 && lit[0] == ' ' && lit[len(lit)-1] == ' ' {
+			name := m[1]
+			return func(n *html.Node) bool { v, _ := attr(n, name); return inSpaced(v, lit) }
+		}
 		if get, _ := strArg(a); get != nil {
 			return func(n *html.Node) bool { return test(get(n), lit) }
 		}
@@ -592,6 +618,22 @@ func stringTest(fn, a, b string) nodePred {
 		}
 		return test(x(n), y(n))
 	}
+}
+
+var spacedAttrRe = regexp.MustCompile(`^concat\(\s*' '\s*,\s*@([A-Za-z_][A-Za-z0-9_.:-]*)\s*,\s*' '\s*\)$`)
+
+// inSpaced reports whether lit, which starts and ends with a space and is longer than two bytes,
+// occurs in " "+v+" ", without building it: inside v, or as a prefix or suffix of v with the added
+// space, or as the whole.
+func inSpaced(v, lit string) bool {
+	inner := lit[1 : len(lit)-1]
+	switch {
+	case v == inner, strings.Contains(v, lit):
+		return true
+	case len(v) > len(inner) && v[len(inner)] == ' ' && v[:len(inner)] == inner:
+		return true
+	}
+	return len(v) > len(inner) && v[len(v)-len(inner)-1] == ' ' && v[len(v)-len(inner):] == inner
 }
 
 var spacedNormRe = regexp.MustCompile(`^concat\(\s*' '\s*,\s*normalize-space\(([^()]*)\)\s*,\s*' '\s*\)$`)
