@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"asa/engine/dom"
 	"asa/engine/universal"
 )
 
@@ -90,5 +91,38 @@ func BenchmarkExtractText(b *testing.B) {
 		if _, err := universal.Extract(pages[i%len(pages)], "text/html", "http://fakehost/test/page.html", universal.Text); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// mainTextPages are the article pages of 200 KB or more furthest from 3x parsel (issue 20), with
+// the URL their endpoint passes.
+var mainTextPages = []struct{ file, url string }{
+	{"news/royalroad/royal-road.html", "https://www.royalroad.com/fiction/63759/super-supportive/chapter/1449598/one-hundred-two-what-kind-of-wordchain"},
+	{"news/takagi-hiromitsu/takagi-hiromitsu-1.html", "http://takagi-hiromitsu.jp/diary/20190211.html"},
+	{"news/theverge/theverge.html", "https://www.theverge.com/23752959/apple-vision-pro-headset-hands-on-demo-impressions"},
+	{"news/salon/salon-1.html", "https://www.salon.com/"},
+	{"news/seattletimes/seattletimes-1.html", "https://www.seattletimes.com/"},
+}
+
+// BenchmarkMainText is ExtractMainTextFrom alone on one parsed tree per page (what the article
+// family's main_text source costs once the page is parsed).
+func BenchmarkMainText(b *testing.B) {
+	for _, p := range mainTextPages {
+		body, err := os.ReadFile(filepath.Join(corpusDir(), p.file))
+		if err != nil {
+			b.Skipf("no corpus page %s (set ASA_CORPUS)", p.file)
+		}
+		doc, err := dom.ParseHTML(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(filepath.Base(filepath.Dir(p.file)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := universal.ExtractMainTextFrom(doc, p.url); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -96,6 +96,7 @@ type Parser struct {
 	AllowedVideoRegex *regexp.Regexp
 
 	doc             *html.Node
+	src             *html.Node // ParseFrom's source, which ps.doc copies; nil in ParseAndMutate
 	documentURI     *nurl.URL
 	articleTitle    string
 	articleByline   string
@@ -744,7 +745,21 @@ func (ps *Parser) getNodeAncestors(node *html.Node, maxDepth int) []*html.Node {
 func (ps *Parser) grabArticle() *html.Node {
 	passNumber := 0
 	for {
-		doc := cloneDocument(ps.doc)
+		var doc *html.Node
+		switch {
+		case ps.src == nil:
+			doc = cloneDocument(ps.doc)
+		case passNumber == 0:
+			// ParseFrom's own copy, which no later pass reads.
+			doc = ps.doc
+		default:
+			// ParseFrom's first copy is pruned: a new one, as ParseFrom prepared the first
+			// (unwrapNoscriptImages and prepare; the JSON-LD and metadata are read once).
+			ps.doc = cloneDocument(ps.src)
+			ps.unwrapNoscriptImages(ps.doc)
+			ps.prepare()
+			doc = ps.doc
+		}
 
 		page := getElementByTagName(doc, "body")
 		// We can't grab an article if we don't have a page!
