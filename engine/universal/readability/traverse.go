@@ -1,7 +1,6 @@
 package readability
 
 import (
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -76,7 +75,7 @@ func scanText(s string) textRun {
 		default:
 			r, w := utf8.DecodeRuneInString(s[i:])
 			i += w
-			if unicode.IsSpace(r) {
+			if isSpaceMultiByte(r) {
 				space = true
 				continue
 			}
@@ -101,6 +100,26 @@ func scanText(s string) textRun {
 		t.lead = space
 	}
 	return t
+}
+
+// isSpaceMultiByte is unicode.IsSpace for a rune from U+0080 (what a multi-byte sequence or an
+// invalid byte decodes to), without the table lookup: Japanese and Chinese pages are mostly such
+// runes, and few of them are white space (U+0085, U+00A0, U+1680, U+2000 to U+200A, U+2028,
+// U+2029, U+202F, U+205F, U+3000).
+func isSpaceMultiByte(r rune) bool {
+	switch {
+	case r <= 0xA0:
+		return r == 0x85 || r == 0xA0
+	case r < 0x1680:
+		return false
+	case r >= 0x2000 && r <= 0x200A:
+		return true
+	}
+	switch r {
+	case 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+		return true
+	}
+	return false
 }
 
 type charCounter struct {

@@ -56,3 +56,12 @@ func FuzzScanText(f *testing.F) {
 		}
 	})
 }
+
+// TestIsSpaceMultiByte: isSpaceMultiByte is unicode.IsSpace on every rune it is given (from U+0080).
+func TestIsSpaceMultiByte(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune+1; r++ {
+		if got, want := isSpaceMultiByte(r), unicode.IsSpace(r); got != want {
+			t.Errorf("U+%04X: %v, unicode.IsSpace %v", r, got, want)
+		}
+	}
+}
