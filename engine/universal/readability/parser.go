@@ -49,6 +49,12 @@ var (
 	rxLoadingWords = regexp.MustCompile(`(?i)^((loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$`)
 )
 
+// maxAdWordsLen bounds the length in bytes of a text rxAdWords or rxLoadingWords matches: both
+// match a whole text, 13 runes at most ("advertisement", "chargement..."), and a rune (?i) folds
+// is still one rune, of 4 bytes at most. Most texts cleanConditionally reads are longer: the
+// expressions do not run on them.
+const maxAdWordsLen = 13 * 4
+
 // Constants that used by readability.
 var (
 	unlikelyRoles        = sliceToMap("menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog")
@@ -1253,7 +1259,8 @@ func (ps *Parser) grabArticle() *html.Node {
 		// gives us a higher likelihood of finding the content, and
 		// the sieve approach gives us a higher likelihood of
 		// finding the -right- content.
-		textLength, _ := countCharsAndCommas(articleContent)
+		// Counted up to the threshold: a longer text's length is not read.
+		textLength := countCharsUpTo(articleContent, ps.CharThresholds)
 		if textLength < ps.CharThresholds {
 			passLogger.Info("parsed article length is too short", slog.Int("textLength", textLength))
 			parseSuccessful = false
@@ -2246,6 +2253,13 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 			return true
 		}
 
+		// With ten commas or more the node stays, whatever the walk below finds (its counts
+		// decide only under ten): counting the commas alone, up to ten, spares the walk of the
+		// large subtrees, which nest (every div of the article is cleaned, each subtree read).
+		if commasAtLeast(node, 10) {
+			return false
+		}
+
 		innerTextSingle := ""
 		chars := &charCounter{}
 		textChars := &charCounter{}
@@ -2354,7 +2368,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 				// These patterns themselves don't have any spaces, so we can get away without using
 				// normalizeWhitespace.
 				innerTextSingle = strings.TrimSpace(innerTextSingle)
-				if rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle) {
+				if len(innerTextSingle) <= maxAdWordsLen && (rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle)) {
 					return true
 				}
 			}
