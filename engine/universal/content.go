@@ -287,7 +287,7 @@ func WordCount(s string) int {
 		var letter bool
 		if r < utf8.RuneSelf {
 			letter = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-		} else if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+		} else if isCommonCJK(r) || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
 			n++
 			in = false
 			continue
@@ -307,6 +307,13 @@ func WordCount(s string) int {
 		}
 	}
 	return n
+}
+
+// isCommonCJK reports the blocks of Han, hiragana and katakana a Japanese or Chinese text is
+// mostly made of (all of them in those scripts), without unicode.In's table search; the rest of
+// the scripts is left to unicode.In.
+func isCommonCJK(r rune) bool {
+	return 0x4E00 <= r && r <= 0x9FFF || 0x3041 <= r && r <= 0x3096 || 0x30A1 <= r && r <= 0x30FA
 }
 
 // nextIsLetter reports whether s starts with a letter.
