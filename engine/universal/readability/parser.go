@@ -1,6 +1,7 @@
 package readability
 
 import (
+	"context"
 	"encoding/json"
 	shtml "html"
 	"log/slog"
@@ -61,6 +62,12 @@ var (
 	divToPElems          = sliceToMap("blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "select")
 	alterToDivExceptions = []string{"div", "article", "section", "p", "ol", "ul"}
 )
+
+// scoredNode is a candidate and its content score, sorted together.
+type scoredNode struct {
+	node  *html.Node
+	score float64
+}
 
 // flags is flags that used by parser.
 type flags struct {
@@ -1024,9 +1031,18 @@ func (ps *Parser) grabArticle() *html.Node {
 
 		// After we've calculated scores, sort through all of the possible
 		// candidate nodes we found and find the one with the highest score.
-		sort.Slice(candidates, func(i int, j int) bool {
-			return ps.getContentScore(candidates[i]) > ps.getContentScore(candidates[j])
+		// Each score read once rather than at every comparison (a parse of its attribute): the
+		// same comparisons, so the same order.
+		scored := make([]scoredNode, len(candidates))
+		for i, c := range candidates {
+			scored[i] = scoredNode{c, ps.getContentScore(c)}
+		}
+		sort.Slice(scored, func(i int, j int) bool {
+			return scored[i].score > scored[j].score
 		})
+		for i := range scored {
+			candidates[i] = scored[i].node
+		}
 
 		var topCandidates []*html.Node
 		if len(candidates) > ps.NTopCandidates {
@@ -2229,7 +2245,11 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 	// without effecting the traversal.
 	// TODO: Consider taking into account original contentScore here.
 	ps.removeNodes(getElementsByTagName(element, tag), func(node *html.Node) bool {
-		logger := ps.Logger.With(slog.Any("cleanConditionally", inspectNode(node)))
+		// A logger that writes no debug line gets no attribute (With allocates on every node).
+		logger := ps.Logger
+		if logger.Enabled(context.Background(), slog.LevelDebug) {
+			logger = logger.With(slog.Any("cleanConditionally", inspectNode(node)))
+		}
 
 		// First check if this node IS data table, in which case don't remove it.
 		if tag == "table" && ps.isReadabilityDataTable(node) {
