@@ -1334,7 +1334,7 @@ func (ps *Parser) getJSONLD() map[string]string {
 		content := dom.TextContent(jsonLdElement)
 		if strings.Contains(content, "<![CDATA[") || strings.Contains(content, "]]>") {
 			// (rxCDATA needs one of them; running it over a large script of JSON costs.)
-			content = rxCDATA.ReplaceAllString(content, "")
+			content = stripCDATA(content)
 		}
 
 		// Decode JSON

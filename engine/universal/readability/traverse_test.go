@@ -179,3 +179,15 @@ func maxRunes(re *syntax.Regexp) int {
 	}
 	return -1
 }
+
+// FuzzStripCDATA: stripCDATA is rxCDATA.ReplaceAllString(s, "").
+func FuzzStripCDATA(f *testing.F) {
+	for _, s := range []string{"", "<![CDATA[", "]]>", " \n<![CDATA[{\"a\":[[1]]}]]> \t", "<![CDATA[]]>", "x]]>y]]> ", "\v<![CDATA[x", " <![CDATA[ <![CDATA[x]]>]]>\v", "]]>\f\r", "a]]]>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := stripCDATA(s), rxCDATA.ReplaceAllString(s, ""); got != want {
+			t.Fatalf("%q: got %q, want %q", s, got, want)
+		}
+	})
+}
