@@ -14,11 +14,13 @@
 //     nest five deep. The link terms are summed in upstream's order (float addition does not
 //     associate).
 //   - The copy of the document at every pass (cloneDocument) allocates its nodes and attributes
-//     in one slice each; getElementsByTagName builds one slice without a closure.
+//     in one slice each; getElementsByTagName builds one slice without a closure, and
+//     getAllNodesWithTag walks the tree once for all its names, not once per name.
 //   - A <noscript> without '<' is not parsed (it holds no image); the others are parsed by
 //     engine/dom/htmlparse, which gives x/net/html's trees.
 //   - The share, display:none and visibility:hidden expressions run only on a text holding the
-//     word they need, and rxCDATA only on a JSON-LD script holding a CDATA marker.
+//     word they need; rxCDATA's replacement is stripCDATA (a trim at each end), only on a
+//     JSON-LD script holding a CDATA marker.
 //   - Content scores are written with strconv rather than fmt (the same strings); the default
 //     logger discards without formatting (slog.DiscardHandler), and cleanConditionally gives its
 //     per-node logger attributes only when debug lines are written. The candidates' scores are

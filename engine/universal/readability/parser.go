@@ -197,9 +197,29 @@ func (ps *Parser) everyNode(nodeList []*html.Node, fn func(*html.Node) bool) boo
 
 // getAllNodesWithTag returns all nodes that has tag inside tagNames.
 func (ps *Parser) getAllNodesWithTag(node *html.Node, tagNames ...string) []*html.Node {
-	result := make([]*html.Node, 0, len(tagNames))
-	for i := range tagNames {
-		result = append(result, getElementsByTagName(node, tagNames[i])...)
+	if len(tagNames) == 1 {
+		return getElementsByTagName(node, tagNames[0])
+	}
+	// Upstream walked the tree once per name and joined the lists: one walk fills a list per
+	// name, joined in the same order (nothing changes the tree meanwhile).
+	lists := make([][]*html.Node, len(tagNames))
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				for i, t := range tagNames {
+					if t == "*" || c.Data == t {
+						lists[i] = append(lists[i], c)
+					}
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(node)
+	var result []*html.Node
+	for _, l := range lists {
+		result = append(result, l...)
 	}
 	return result
 }

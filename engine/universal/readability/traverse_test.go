@@ -191,3 +191,34 @@ func FuzzStripCDATA(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAllNodesWithTag: getAllNodesWithTag's one walk gives what a walk per name, joined, gave.
+func FuzzAllNodesWithTag(f *testing.F) {
+	for _, s := range []string{"", "<p>a<img><script>x</script><noscript><img></noscript><figure><img><picture></picture></figure>",
+		"<h1>a</h1><div><h2>b</h2><h1>c<h2>d</h2></h1></div>"} {
+		f.Add(s)
+	}
+	names := [][]string{{"script", "noscript"}, {"img", "picture", "figure", "video", "audio", "source"}, {"h1", "h2"}, {"img", "img"}, {"*", "p"}, {"a"}}
+	f.Fuzz(func(t *testing.T, page string) {
+		doc, err := htmlparse.Parse([]byte(page))
+		if err != nil {
+			return
+		}
+		var ps Parser
+		for _, tags := range names {
+			var want []*html.Node
+			for _, tag := range tags {
+				want = append(want, getElementsByTagName(doc, tag)...)
+			}
+			got := ps.getAllNodesWithTag(doc, tags...)
+			if len(got) != len(want) {
+				t.Fatalf("%q %v: %d nodes, want %d", page, tags, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%q %v: node %d differs", page, tags, i)
+				}
+			}
+		}
+	})
+}
