@@ -809,7 +809,7 @@ func (ps *Parser) grabArticle() *html.Node {
 		// tags where they have been used inappropriately (as in, where
 		// they contain no other block level elements.)
 		var elementsToScore []*html.Node
-		node := dom.DocumentElement(doc)
+		node := getElementByTagName(doc, "html") // dom.DocumentElement, which listed every <html> of the tree for the first
 		shouldRemoveTitleHeader := true
 
 	grabLoop:
