@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"asa/engine/dom"
 	"asa/engine/universal"
 )
 
@@ -91,4 +93,47 @@ func BenchmarkExtractText(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// mainTextPages are the article pages of 200 KB or more furthest from 3x parsel (issue 20), with
+// the URL their endpoint passes.
+var mainTextPages = []struct{ file, url string }{
+	{"news/royalroad/royal-road.html", "https://www.royalroad.com/fiction/63759/super-supportive/chapter/1449598/one-hundred-two-what-kind-of-wordchain"},
+	{"news/takagi-hiromitsu/takagi-hiromitsu-1.html", "http://takagi-hiromitsu.jp/diary/20190211.html"},
+	{"news/theverge/theverge.html", "https://www.theverge.com/23752959/apple-vision-pro-headset-hands-on-demo-impressions"},
+	{"news/salon/salon-1.html", "https://www.salon.com/"},
+	{"news/seattletimes/seattletimes-1.html", "https://www.seattletimes.com/"},
+}
+
+// BenchmarkMainText is ExtractMainTextFrom alone on one parsed tree per page (what the article
+// family's main_text source costs once the page is parsed). cpu-ms/op is the process's CPU time
+// per op, the garbage collector's included: on a loaded machine it says more than the wall time.
+func BenchmarkMainText(b *testing.B) {
+	for _, p := range mainTextPages {
+		body, err := os.ReadFile(filepath.Join(corpusDir(), p.file))
+		if err != nil {
+			b.Skipf("no corpus page %s (set ASA_CORPUS)", p.file)
+		}
+		doc, err := dom.ParseHTML(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(filepath.Base(filepath.Dir(p.file)), func(b *testing.B) {
+			b.ReportAllocs()
+			t0 := cpuTime()
+			for b.Loop() {
+				if _, err := universal.ExtractMainTextFrom(doc, p.url); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-t0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime is the CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

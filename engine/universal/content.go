@@ -74,14 +74,25 @@ func (e Extractor) Describe() string {
 	return string(e)
 }
 
-// mainContent runs the extractor on doc, which it prunes in place: read everything else first.
-func mainContent(doc *html.Node, base *url.URL, ex Extractor) *article {
+// mainContent runs the extractor on doc, which it prunes in place (read everything else first),
+// or, when shared, on a copy, doc staying whole.
+func mainContent(doc *html.Node, base *url.URL, ex Extractor, shared bool) *article {
 	p := readability.NewParser()
-	if ex != Readability {
-		protectEmbeds(doc)
-		p.KeepClasses = true // the filter reads them
+	var a readability.Article
+	var err error
+	if ex == Readability && shared {
+		// go-readability copies what it prunes: ParseFrom makes that copy the only one.
+		a, err = p.ParseFrom(doc, base)
+	} else {
+		if shared {
+			doc = cloneTree(doc)
+		}
+		if ex != Readability {
+			protectEmbeds(doc)
+			p.KeepClasses = true // the filter reads them
+		}
+		a, err = p.ParseAndMutate(doc, base)
 	}
-	a, err := p.ParseAndMutate(doc, base)
 	if err != nil {
 		return &article{}
 	}
@@ -224,19 +235,19 @@ type MainText struct {
 // tree it reads. A page without main content gives a MainText with an empty Text and no error; the
 // error is a page the extractor panicked on.
 func ExtractMainText(body []byte, pageURL string) (MainText, error) {
-	return extractMainText(func() (*html.Node, error) { return dom.ParseHTML(body) }, pageURL)
+	return extractMainText(func() (*html.Node, error) { return dom.ParseHTML(body) }, false, pageURL)
 }
 
 // ExtractMainTextFrom is ExtractMainText on a page the caller has already parsed (dom.ParseHTML):
 // the extractor reads a copy of doc, which stays whole. Copying the tree gives the tree a second
 // parse would, at a fraction of the cost.
 func ExtractMainTextFrom(doc *html.Node, pageURL string) (MainText, error) {
-	return extractMainText(func() (*html.Node, error) { return cloneTree(doc), nil }, pageURL)
+	return extractMainText(func() (*html.Node, error) { return doc, nil }, true, pageURL)
 }
 
-// extractMainText runs the extractor on the tree tree gives, which it may prune. The tree is made
-// inside the recover, so a page that panics its parsing or copying is an error like any other.
-func extractMainText(tree func() (*html.Node, error), pageURL string) (mt MainText, err error) {
+// extractMainText runs the extractor on the tree tree gives, which it may prune unless shared. The
+// tree is made inside the recover, so a page that panics its parsing is an error like any other.
+func extractMainText(tree func() (*html.Node, error), shared bool, pageURL string) (mt MainText, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			mt, err = MainText{}, fmt.Errorf("universal: main text: panic: %v", r)
@@ -253,7 +264,7 @@ func extractMainText(tree func() (*html.Node, error), pageURL string) (mt MainTe
 	// go-readability alone: the article family's expectations (fixtures/corpus/article-*.yaml, from
 	// the Postlight parser's tests) assert where its text starts, captions and credits included,
 	// which the boilerplate filter of parse=text removes.
-	a := mainContent(doc, base, MainTextExtractor)
+	a := mainContent(doc, base, MainTextExtractor, shared)
 	mt = MainText{Text: a.text(), Title: a.title, Byline: a.byline, Excerpt: a.excerpt, Published: a.published, SiteName: a.siteName, Lang: a.lang}
 	mt.WordCount = WordCount(mt.Text)
 	return mt, nil
@@ -276,7 +287,7 @@ func WordCount(s string) int {
 		var letter bool
 		if r < utf8.RuneSelf {
 			letter = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-		} else if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+		} else if isCommonCJK(r) || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
 			n++
 			in = false
 			continue
@@ -296,6 +307,13 @@ func WordCount(s string) int {
 		}
 	}
 	return n
+}
+
+// isCommonCJK reports the blocks of Han, hiragana and katakana a Japanese or Chinese text is
+// mostly made of (all of them in those scripts), without unicode.In's table search; the rest of
+// the scripts is left to unicode.In.
+func isCommonCJK(r rune) bool {
+	return 0x4E00 <= r && r <= 0x9FFF || 0x3041 <= r && r <= 0x3096 || 0x30A1 <= r && r <= 0x30FA
 }
 
 // nextIsLetter reports whether s starts with a letter.

@@ -157,3 +157,20 @@ func TestWordCountAsRunes(t *testing.T) {
 		}
 	}
 }
+
+// TestIsCommonCJK: every rune isCommonCJK reports is Han, hiragana or katakana, which WordCount
+// counts it as without asking unicode.In.
+func TestIsCommonCJK(t *testing.T) {
+	n := 0
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if isCommonCJK(r) {
+			n++
+			if !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+				t.Errorf("U+%04X is not Han, hiragana or katakana", r)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no rune")
+	}
+}

@@ -176,7 +176,7 @@ func extractHTML(res *Result, doc *html.Node, base *url.URL, ex Extractor) (*Res
 		// Everything read from the whole page, before the content extractor prunes the tree.
 		pg = scan(doc, base)
 	}
-	art := mainContent(doc, base, ex)
+	art := mainContent(doc, base, ex, false)
 	switch res.Mode {
 	case Text:
 		res.Text = art.text()

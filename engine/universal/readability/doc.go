@@ -14,18 +14,32 @@
 //     nest five deep. The link terms are summed in upstream's order (float addition does not
 //     associate).
 //   - The copy of the document at every pass (cloneDocument) allocates its nodes and attributes
-//     in one slice each; getElementsByTagName builds one slice without a closure.
+//     in one slice each; getElementsByTagName builds one slice without a closure, and
+//     getAllNodesWithTag walks the tree once for all its names, not once per name.
 //   - A <noscript> without '<' is not parsed (it holds no image); the others are parsed by
 //     engine/dom/htmlparse, which gives x/net/html's trees.
 //   - The share, display:none and visibility:hidden expressions run only on a text holding the
-//     word they need, and rxCDATA only on a JSON-LD script holding a CDATA marker.
+//     word they need; rxCDATA's replacement is stripCDATA (a trim at each end), only on a
+//     JSON-LD script holding a CDATA marker.
 //   - Content scores are written with strconv rather than fmt (the same strings); the default
-//     logger discards without formatting (slog.DiscardHandler).
+//     logger discards without formatting (slog.DiscardHandler), and cleanConditionally gives its
+//     per-node logger attributes only when debug lines are written. The candidates' scores are
+//     read once for their sort, not at every comparison.
+//   - ParseFrom reads a copy of a tree it leaves whole: one copy, which the first pass prunes, a
+//     retry pass making a new one (ParseAndMutate's caller copies, then every pass copies again).
+//   - Counts stop where they stop deciding: cleanConditionally keeps a node with ten commas or
+//     more whatever its other counts, so it counts commas first, up to ten (commasAtLeast); a
+//     pass's text length is counted up to CharThresholds (countCharsUpTo); rxAdWords and
+//     rxLoadingWords do not run on a text longer than any they match (maxAdWordsLen).
+//   - scanText tells multi-byte white space from a list (isSpaceMultiByte) and reads runs of
+//     kana, Han and Hangul without decoding them (cjkRun); render.InnerText reads ASCII a byte
+//     at a time (writeWords), held to upstream's by its own equivalence tests.
 //
 // TestEquivalentCorpus, TestEquivalentFixtures and FuzzEquivalent hold the fork to upstream's
 // results (the article rendered as HTML, title, byline, excerpt, site name, language, image,
-// favicon and times, with KeepClasses off and on), upstream being kept as a test-only dependency.
+// favicon and times, with KeepClasses off and on, from ParseAndMutate and from ParseFrom),
+// upstream being kept as a test-only dependency.
 //
-// Not kept: Parse and ParseDocument (the engine parses its own trees and hands a copy to
-// ParseAndMutate), CheckDocument, FromReader, FromURL and FromDocument.
+// Not kept: Parse and ParseDocument (the engine parses its own trees and hands them to
+// ParseFrom, or a copy to ParseAndMutate), CheckDocument, FromReader, FromURL and FromDocument.
 package readability

@@ -71,6 +71,19 @@ func parseFork(doc *html.Node, base *url.URL, keepClasses bool) (article, *html.
 	return a, a.Node, err
 }
 
+// parseForkFrom is the fork's ParseFrom, which must leave doc as it found it: a doc it changed is
+// an error.
+func parseForkFrom(doc *html.Node, base *url.URL, keepClasses bool) (article, *html.Node, error) {
+	before := renderNode(doc)
+	p := readability.NewParser()
+	p.KeepClasses = keepClasses
+	a, err := p.ParseFrom(doc, base)
+	if after := renderNode(doc); after != before {
+		return nil, nil, fmt.Errorf("ParseFrom changed its source %s", firstDiff(before, after))
+	}
+	return a, a.Node, err
+}
+
 // run parses body (a tree of its own) and runs parse on it; a panic is a result like the others.
 func run(parse parseFunc, body []byte, base *url.URL, keepClasses bool) (r result) {
 	defer func() {
@@ -103,14 +116,28 @@ func firstDiff(want, got string) string {
 	return fmt.Sprintf("at byte %d:\n  want …%q\n  got  …%q", i, want[lo:min(len(want), i+80)], got[lo:min(len(got), i+80)])
 }
 
-// compare runs both parsers on body, with and without KeepClasses (the engine uses both), and
-// returns how they differ, or "".
+// compare runs upstream and the fork's ParseAndMutate and ParseFrom on body, with and without
+// KeepClasses (the engine uses both), and returns how they differ, or "".
 func compare(body []byte, base *url.URL) string {
 	for _, keep := range []bool{false, true} {
-		w, g := run(parseUpstream, body, base, keep), run(parseFork, body, base, keep)
-		if w == g {
+		w := run(parseUpstream, body, base, keep)
+		if d := diff(w, run(parseFork, body, base, keep)); d != "" {
+			return fmt.Sprintf("ParseAndMutate, KeepClasses=%v: %s", keep, d)
+		}
+		if keep {
+			// The engine calls ParseFrom without KeepClasses only (ExtractMainTextFrom).
 			continue
 		}
+		if d := diff(w, run(parseForkFrom, body, base, keep)); d != "" {
+			return fmt.Sprintf("ParseFrom, KeepClasses=%v: %s", keep, d)
+		}
+	}
+	return ""
+}
+
+// diff says how the results w and g differ, or "".
+func diff(w, g result) string {
+	if w != g {
 		fields := []struct{ name, w, g string }{
 			{"err", w.err, g.err}, {"node", w.node, g.node}, {"title", w.title, g.title},
 			{"byline", w.byline, g.byline}, {"excerpt", w.excerpt, g.excerpt}, {"siteName", w.siteName, g.siteName},
@@ -119,7 +146,7 @@ func compare(body []byte, base *url.URL) string {
 		}
 		for _, f := range fields {
 			if f.w != f.g {
-				return fmt.Sprintf("KeepClasses=%v: %s differs %s", keep, f.name, firstDiff(f.w, f.g))
+				return fmt.Sprintf("%s differs %s", f.name, firstDiff(f.w, f.g))
 			}
 		}
 	}

@@ -10,6 +10,22 @@ import (
 
 // ParseAndMutate finds the main content of doc, which it mutates.
 func (ps *Parser) ParseAndMutate(doc *html.Node, pageURL *nurl.URL) (Article, error) {
+	ps.src = nil
+	return ps.parse(doc, pageURL)
+}
+
+// ParseFrom is ParseAndMutate on a copy of src, which it leaves as it is: the same results, with
+// one copy of the tree where ParseAndMutate on a copy would make two. ParseAndMutate copies the
+// prepared document at every pass of grabArticle, since a pass prunes the tree it reads and a
+// retry pass needs it whole; ParseFrom lets the first pass prune its own copy and makes a retry
+// pass (rare: an article under CharThresholds) a new copy of src, prepared again.
+func (ps *Parser) ParseFrom(src *html.Node, pageURL *nurl.URL) (Article, error) {
+	ps.src = src
+	defer func() { ps.src = nil }()
+	return ps.parse(cloneDocument(src), pageURL)
+}
+
+func (ps *Parser) parse(doc *html.Node, pageURL *nurl.URL) (Article, error) {
 	ps.doc = doc
 
 	// Reset parser data
@@ -43,11 +59,9 @@ func (ps *Parser) ParseAndMutate(doc *html.Node, pageURL *nurl.URL) (Article, er
 		jsonLd = ps.getJSONLD()
 	}
 
-	// Remove script tags from the document.
-	ps.removeScripts(ps.doc)
-
-	// Prepares the HTML document
-	ps.prepDocument()
+	// Remove script tags from the document, and prepare it (prepare, which a retry pass of
+	// ParseFrom repeats on its new copy).
+	ps.prepare()
 
 	// Fetch metadata
 	metadata := ps.getArticleMetadata(jsonLd)
@@ -75,4 +89,13 @@ func (ps *Parser) ParseAndMutate(doc *html.Node, pageURL *nurl.URL) (Article, er
 		publishedTime: metadata["publishedTime"],
 		modifiedTime:  metadata["modifiedTime"],
 	}, nil
+}
+
+// prepare is what ParseAndMutate does to ps.doc after reading its JSON-LD, before grabArticle.
+func (ps *Parser) prepare() {
+	// Remove script tags from the document.
+	ps.removeScripts(ps.doc)
+
+	// Prepares the HTML document
+	ps.prepDocument()
 }

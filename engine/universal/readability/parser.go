@@ -1,6 +1,7 @@
 package readability
 
 import (
+	"context"
 	"encoding/json"
 	shtml "html"
 	"log/slog"
@@ -49,12 +50,24 @@ var (
 	rxLoadingWords = regexp.MustCompile(`(?i)^((loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$`)
 )
 
+// maxAdWordsLen bounds the length in bytes of a text rxAdWords or rxLoadingWords matches: both
+// match a whole text, 13 runes at most ("advertisement", "chargement..."), and a rune (?i) folds
+// is still one rune, of 4 bytes at most. Most texts cleanConditionally reads are longer: the
+// expressions do not run on them.
+const maxAdWordsLen = 13 * 4
+
 // Constants that used by readability.
 var (
 	unlikelyRoles        = sliceToMap("menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog")
 	divToPElems          = sliceToMap("blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "select")
 	alterToDivExceptions = []string{"div", "article", "section", "p", "ol", "ul"}
 )
+
+// scoredNode is a candidate and its content score, sorted together.
+type scoredNode struct {
+	node  *html.Node
+	score float64
+}
 
 // flags is flags that used by parser.
 type flags struct {
@@ -96,6 +109,7 @@ type Parser struct {
 	AllowedVideoRegex *regexp.Regexp
 
 	doc             *html.Node
+	src             *html.Node // ParseFrom's source, which ps.doc copies; nil in ParseAndMutate
 	documentURI     *nurl.URL
 	articleTitle    string
 	articleByline   string
@@ -183,9 +197,29 @@ func (ps *Parser) everyNode(nodeList []*html.Node, fn func(*html.Node) bool) boo
 
 // getAllNodesWithTag returns all nodes that has tag inside tagNames.
 func (ps *Parser) getAllNodesWithTag(node *html.Node, tagNames ...string) []*html.Node {
-	result := make([]*html.Node, 0, len(tagNames))
-	for i := range tagNames {
-		result = append(result, getElementsByTagName(node, tagNames[i])...)
+	if len(tagNames) == 1 {
+		return getElementsByTagName(node, tagNames[0])
+	}
+	// Upstream walked the tree once per name and joined the lists: one walk fills a list per
+	// name, joined in the same order (nothing changes the tree meanwhile).
+	lists := make([][]*html.Node, len(tagNames))
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				for i, t := range tagNames {
+					if t == "*" || c.Data == t {
+						lists[i] = append(lists[i], c)
+					}
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(node)
+	var result []*html.Node
+	for _, l := range lists {
+		result = append(result, l...)
 	}
 	return result
 }
@@ -744,7 +778,21 @@ func (ps *Parser) getNodeAncestors(node *html.Node, maxDepth int) []*html.Node {
 func (ps *Parser) grabArticle() *html.Node {
 	passNumber := 0
 	for {
-		doc := cloneDocument(ps.doc)
+		var doc *html.Node
+		switch {
+		case ps.src == nil:
+			doc = cloneDocument(ps.doc)
+		case passNumber == 0:
+			// ParseFrom's own copy, which no later pass reads.
+			doc = ps.doc
+		default:
+			// ParseFrom's first copy is pruned: a new one, as ParseFrom prepared the first
+			// (unwrapNoscriptImages and prepare; the JSON-LD and metadata are read once).
+			ps.doc = cloneDocument(ps.src)
+			ps.unwrapNoscriptImages(ps.doc)
+			ps.prepare()
+			doc = ps.doc
+		}
 
 		page := getElementByTagName(doc, "body")
 		// We can't grab an article if we don't have a page!
@@ -761,7 +809,7 @@ func (ps *Parser) grabArticle() *html.Node {
 		// tags where they have been used inappropriately (as in, where
 		// they contain no other block level elements.)
 		var elementsToScore []*html.Node
-		node := dom.DocumentElement(doc)
+		node := getElementByTagName(doc, "html") // dom.DocumentElement, which listed every <html> of the tree for the first
 		shouldRemoveTitleHeader := true
 
 	grabLoop:
@@ -1003,9 +1051,18 @@ func (ps *Parser) grabArticle() *html.Node {
 
 		// After we've calculated scores, sort through all of the possible
 		// candidate nodes we found and find the one with the highest score.
-		sort.Slice(candidates, func(i int, j int) bool {
-			return ps.getContentScore(candidates[i]) > ps.getContentScore(candidates[j])
+		// Each score read once rather than at every comparison (a parse of its attribute): the
+		// same comparisons, so the same order.
+		scored := make([]scoredNode, len(candidates))
+		for i, c := range candidates {
+			scored[i] = scoredNode{c, ps.getContentScore(c)}
+		}
+		sort.Slice(scored, func(i int, j int) bool {
+			return scored[i].score > scored[j].score
 		})
+		for i := range scored {
+			candidates[i] = scored[i].node
+		}
 
 		var topCandidates []*html.Node
 		if len(candidates) > ps.NTopCandidates {
@@ -1238,7 +1295,8 @@ func (ps *Parser) grabArticle() *html.Node {
 		// gives us a higher likelihood of finding the content, and
 		// the sieve approach gives us a higher likelihood of
 		// finding the -right- content.
-		textLength, _ := countCharsAndCommas(articleContent)
+		// Counted up to the threshold: a longer text's length is not read.
+		textLength := countCharsUpTo(articleContent, ps.CharThresholds)
 		if textLength < ps.CharThresholds {
 			passLogger.Info("parsed article length is too short", slog.Int("textLength", textLength))
 			parseSuccessful = false
@@ -1296,7 +1354,7 @@ func (ps *Parser) getJSONLD() map[string]string {
 		content := dom.TextContent(jsonLdElement)
 		if strings.Contains(content, "<![CDATA[") || strings.Contains(content, "]]>") {
 			// (rxCDATA needs one of them; running it over a large script of JSON costs.)
-			content = rxCDATA.ReplaceAllString(content, "")
+			content = stripCDATA(content)
 		}
 
 		// Decode JSON
@@ -2207,7 +2265,11 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 	// without effecting the traversal.
 	// TODO: Consider taking into account original contentScore here.
 	ps.removeNodes(getElementsByTagName(element, tag), func(node *html.Node) bool {
-		logger := ps.Logger.With(slog.Any("cleanConditionally", inspectNode(node)))
+		// A logger that writes no debug line gets no attribute (With allocates on every node).
+		logger := ps.Logger
+		if logger.Enabled(context.Background(), slog.LevelDebug) {
+			logger = logger.With(slog.Any("cleanConditionally", inspectNode(node)))
+		}
 
 		// First check if this node IS data table, in which case don't remove it.
 		if tag == "table" && ps.isReadabilityDataTable(node) {
@@ -2229,6 +2291,13 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 		if weight+contentScore < 0 {
 			logger.Debug("low class weight score", slog.Int("weight", weight))
 			return true
+		}
+
+		// With ten commas or more the node stays, whatever the walk below finds (its counts
+		// decide only under ten): counting the commas alone, up to ten, spares the walk of the
+		// large subtrees, which nest (every div of the article is cleaned, each subtree read).
+		if commasAtLeast(node, 10) {
+			return false
 		}
 
 		innerTextSingle := ""
@@ -2339,7 +2408,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 				// These patterns themselves don't have any spaces, so we can get away without using
 				// normalizeWhitespace.
 				innerTextSingle = strings.TrimSpace(innerTextSingle)
-				if rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle) {
+				if len(innerTextSingle) <= maxAdWordsLen && (rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle)) {
 					return true
 				}
 			}

@@ -1,7 +1,7 @@
 package readability
 
 import (
-	"unicode"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -74,16 +74,17 @@ func scanText(s string) textRun {
 			i++
 			t.commas++
 		default:
+			if j, runes := cjkRun(s, i); runes > 0 {
+				n, i = runes, j
+				break
+			}
 			r, w := utf8.DecodeRuneInString(s[i:])
 			i += w
-			if unicode.IsSpace(r) {
+			if isSpaceMultiByte(r) {
 				space = true
 				continue
 			}
-			switch r {
-			// Commas as used in Latin, Sindhi, Chinese and various other scripts.
-			// see: https://en.wikipedia.org/wiki/Comma#Comma_variants
-			case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
+			if isCommaMultiByte(r) {
 				t.commas++
 			}
 		}
@@ -101,6 +102,43 @@ func scanText(s string) textRun {
 		t.lead = space
 	}
 	return t
+}
+
+// cjkRun reads the run of three-byte runes from s[i] from U+3001 to U+CFFF (kana, CJK
+// punctuation, Han, Hangul: the bulk of a Chinese, Japanese or Korean text), which are neither
+// white space nor commas: it returns where the run ends and how many runes it holds. Their UTF-8
+// is a lead byte from 0xE3 to 0xEC and two continuation bytes, every such sequence valid; the one
+// white space among them, U+3000, is E3 80 80.
+func cjkRun(s string, i int) (end, runes int) {
+	for i+2 < len(s) {
+		c := s[i]
+		if c < 0xE3 || c > 0xEC || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 || c == 0xE3 && s[i+1] == 0x80 && s[i+2] == 0x80 {
+			break
+		}
+		i += 3
+		runes++
+	}
+	return i, runes
+}
+
+// isSpaceMultiByte is unicode.IsSpace for a rune from U+0080 (what a multi-byte sequence or an
+// invalid byte decodes to), without the table lookup: Japanese and Chinese pages are mostly such
+// runes, and few of them are white space (U+0085, U+00A0, U+1680, U+2000 to U+200A, U+2028,
+// U+2029, U+202F, U+205F, U+3000).
+func isSpaceMultiByte(r rune) bool {
+	switch {
+	case r <= 0xA0:
+		return r == 0x85 || r == 0xA0
+	case r < 0x1680:
+		return false
+	case r >= 0x2000 && r <= 0x200A:
+		return true
+	}
+	switch r {
+	case 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+		return true
+	}
+	return false
 }
 
 type charCounter struct {
@@ -158,6 +196,74 @@ func countCharsAndCommas(node *html.Node) (int, int) {
 	walk(node)
 
 	return chars.Total, commas
+}
+
+// countCharsUpTo is the characters countCharsAndCommas counts under node when they are fewer than
+// limit, or a number from limit up otherwise (the count only grows as texts are added, so the walk
+// stops there).
+func countCharsUpTo(node *html.Node, limit int) int {
+	chars := &charCounter{}
+	var walk func(*html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.TextNode {
+			chars.add(scanText(n.Data))
+			return chars.Total >= limit
+		}
+		for child := n.FirstChild; child != nil; child = child.NextSibling {
+			if walk(child) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(node)
+	return chars.Total
+}
+
+// commasAtLeast reports whether the texts under node hold k commas or more, as scanText counts
+// them.
+func commasAtLeast(node *html.Node, k int) bool {
+	return commasShort(node, k) <= 0
+}
+
+// commasShort is k less the commas under node, the walk stopping once it is down to 0.
+func commasShort(node *html.Node, k int) int {
+	for c := node.FirstChild; c != nil && k > 0; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			k -= countCommas(c.Data)
+		} else {
+			k = commasShort(c, k)
+		}
+	}
+	return k
+}
+
+// countCommas is scanText(s).commas: strings.Count finds the ASCII ones, and only a text with a
+// multi-byte rune is decoded for the others.
+func countCommas(s string) int {
+	n := strings.Count(s, ",")
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			for _, r := range s[i:] {
+				if isCommaMultiByte(r) {
+					n++
+				}
+			}
+			break
+		}
+	}
+	return n
+}
+
+// isCommaMultiByte reports the commas other than ',' that scanText counts.
+func isCommaMultiByte(r rune) bool {
+	switch r {
+	// Commas as used in Latin, Sindhi, Chinese and various other scripts.
+	// see: https://en.wikipedia.org/wiki/Comma#Comma_variants
+	case '\u060C', '\uFE50', '\uFE10', '\uFE11', '\u2E41', '\u2E34', '\u2E32', '\uFF0C':
+		return true
+	}
+	return false
 }
 
 // cloneDocument is dom.Clone(src, true), which grabArticle calls at every pass on the whole

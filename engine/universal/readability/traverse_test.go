@@ -1,8 +1,14 @@
 package readability
 
 import (
+	"regexp"
+	"regexp/syntax"
 	"testing"
 	"unicode"
+	"unicode/utf8"
+
+	"asa/engine/dom/htmlparse"
+	"golang.org/x/net/html"
 )
 
 // runeCounts is upstream's charCounter and commaCounter, rune by rune: what scanText, add and join
@@ -34,7 +40,8 @@ func (c *runeCounts) count(s string) {
 // FuzzScanText: a counter fed a, then b, counts what upstream's counted rune by rune, whether it
 // adds the runs of a and b one after the other or their join.
 func FuzzScanText(f *testing.F) {
-	for _, s := range []string{"", " ", "a", " a b ", "a,b ,c", "\u00a0x\u3000y\u060c", "\xff \xfe", "x\u0085y", "  ", "ab  cd\n\tef "} {
+	for _, s := range []string{"", " ", "a", " a b ", "a,b ,c", "\u00a0x\u3000y\u060c", "\xff \xfe", "x\u0085y", "  ", "ab  cd\n\tef ",
+		"日本語\u3000の、テキスト，です。", "語\u3000\u3000の\u3000", "\xe3\x80", "\xe4\xbd\xe3\x80\x80\xec\xbf\xbf\xed\x9f\xbf 한국어"} {
 		f.Add(s, " "+s)
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
@@ -51,8 +58,167 @@ func FuzzScanText(f *testing.F) {
 		if c.Total != want.total || j.Total != want.total || ta.commas+tb.commas != want.commas || tj.commas != want.commas {
 			t.Fatalf("%q + %q: want %d chars %d commas, got %d (added) %d (joined), %d commas", a, b, want.total, want.commas, c.Total, j.Total, tj.commas)
 		}
+		if n := countCommas(a) + countCommas(b); n != want.commas {
+			t.Fatalf("%q + %q: want %d commas, countCommas %d", a, b, want.commas, n)
+		}
 		if c.lastCharWasSpace != want.lastSpace || c.seenNonSpace != want.seenNonSp {
 			t.Fatalf("%q + %q: counter state differs", a, b)
+		}
+	})
+}
+
+// TestIsSpaceMultiByte: isSpaceMultiByte is unicode.IsSpace on every rune it is given (from U+0080).
+func TestIsSpaceMultiByte(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune+1; r++ {
+		if got, want := isSpaceMultiByte(r), unicode.IsSpace(r); got != want {
+			t.Errorf("U+%04X: %v, unicode.IsSpace %v", r, got, want)
+		}
+	}
+}
+
+// FuzzEarlyCounts: commasAtLeast and countCharsUpTo, which stop counting early, agree with
+// countCharsAndCommas on every element of a page.
+func FuzzEarlyCounts(f *testing.F) {
+	for _, s := range []string{"", "<p>a, b, c</p>", "<div>x,<p>y,,<b>z\uff0c</b></p>, ,</div><ul><li>a , b</ul>",
+		"<div><div>" + "w, " + "w, w, w, w, w, w, w, w, w, w</div> tail</div>", "<p> a  b\u3000c\u060c </p><!-- c, , -->"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		doc, err := htmlparse.Parse([]byte(page))
+		if err != nil {
+			return
+		}
+		var walk func(*html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.ElementNode {
+				chars, commas := countCharsAndCommas(n)
+				for _, k := range []int{1, commas, commas + 1, 10} {
+					if got, want := commasAtLeast(n, k), commas >= k; got != want {
+						t.Fatalf("%q: commasAtLeast(<%s>, %d) = %v with %d commas", page, n.Data, k, got, commas)
+					}
+				}
+				for _, lim := range []int{1, chars, chars + 1, 25, 500} {
+					got := countCharsUpTo(n, lim)
+					if chars < lim && got != chars || chars >= lim && got < lim {
+						t.Fatalf("%q: countCharsUpTo(<%s>, %d) = %d with %d chars", page, n.Data, lim, got, chars)
+					}
+				}
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(doc)
+	})
+}
+
+// TestAdWordsLen: rxAdWords and rxLoadingWords match no text longer than maxAdWordsLen, which
+// cleanConditionally does not give them: the longest texts they match, in the widest case folds.
+func TestAdWordsLen(t *testing.T) {
+	for _, s := range []string{"advertisement", "ADVERTISEMENT", "adverti\u017fement", "chargement...", "CHARGEMENT…", "Реклама", "广告", "正在加载…", "Загрузка...", "werbung", "publicité", "Anuncio", "cargando…"} {
+		if !rxAdWords.MatchString(s) && !rxLoadingWords.MatchString(s) {
+			t.Errorf("%q: no match", s)
+		}
+		if utf8.RuneCountInString(s) > 13 || len(s) > maxAdWordsLen {
+			t.Errorf("%q: longer than the bound", s)
+		}
+	}
+	for _, rx := range []*regexp.Regexp{rxAdWords, rxLoadingWords} {
+		re, err := syntax.Parse(rx.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := maxRunes(re); n < 0 || n > 13 {
+			t.Errorf("%s matches up to %d runes (-1: unbounded)", rx, n)
+		}
+	}
+}
+
+// maxRunes is the most runes re matches, or -1 when it has no bound.
+func maxRunes(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture:
+		return maxRunes(re.Sub[0])
+	case syntax.OpQuest:
+		return maxRunes(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range re.Sub {
+			m := maxRunes(s)
+			if m < 0 {
+				return -1
+			}
+			n += m
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, s := range re.Sub {
+			m := maxRunes(s)
+			if m < 0 {
+				return -1
+			}
+			n = max(n, m)
+		}
+		return n
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return -1
+		}
+		m := maxRunes(re.Sub[0])
+		if m < 0 {
+			return -1
+		}
+		return m * re.Max
+	}
+	return -1
+}
+
+// FuzzStripCDATA: stripCDATA is rxCDATA.ReplaceAllString(s, "").
+func FuzzStripCDATA(f *testing.F) {
+	for _, s := range []string{"", "<![CDATA[", "]]>", " \n<![CDATA[{\"a\":[[1]]}]]> \t", "<![CDATA[]]>", "x]]>y]]> ", "\v<![CDATA[x", " <![CDATA[ <![CDATA[x]]>]]>\v", "]]>\f\r", "a]]]>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := stripCDATA(s), rxCDATA.ReplaceAllString(s, ""); got != want {
+			t.Fatalf("%q: got %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzAllNodesWithTag: getAllNodesWithTag's one walk gives what a walk per name, joined, gave.
+func FuzzAllNodesWithTag(f *testing.F) {
+	for _, s := range []string{"", "<p>a<img><script>x</script><noscript><img></noscript><figure><img><picture></picture></figure>",
+		"<h1>a</h1><div><h2>b</h2><h1>c<h2>d</h2></h1></div>"} {
+		f.Add(s)
+	}
+	names := [][]string{{"script", "noscript"}, {"img", "picture", "figure", "video", "audio", "source"}, {"h1", "h2"}, {"img", "img"}, {"*", "p"}, {"a"}}
+	f.Fuzz(func(t *testing.T, page string) {
+		doc, err := htmlparse.Parse([]byte(page))
+		if err != nil {
+			return
+		}
+		var ps Parser
+		for _, tags := range names {
+			var want []*html.Node
+			for _, tag := range tags {
+				want = append(want, getElementsByTagName(doc, tag)...)
+			}
+			got := ps.getAllNodesWithTag(doc, tags...)
+			if len(got) != len(want) {
+				t.Fatalf("%q %v: %d nodes, want %d", page, tags, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%q %v: node %d differs", page, tags, i)
+				}
+			}
 		}
 	})
 }

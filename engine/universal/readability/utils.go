@@ -150,3 +150,18 @@ func containsFoldASCII(s, lower string) bool {
 	}
 	return false
 }
+
+// stripCDATA is rxCDATA.ReplaceAllString(s, ""), which a JSON-LD script holding "]]>" anywhere
+// paid for with a backtracking search from every byte (its second branch is not anchored at the
+// start). The first branch matches only at the start: white space (\s, ASCII's) and
+// "<![CDATA[". The second, "]]>" then white space to the end, can only be the last "]]>", and
+// never overlaps the first, which holds no ']'.
+func stripCDATA(s string) string {
+	if rest := strings.TrimLeft(s, " \t\n\f\r"); strings.HasPrefix(rest, "<![CDATA[") {
+		s = rest[len("<![CDATA["):]
+	}
+	if i := strings.LastIndex(s, "]]>"); i >= 0 && strings.TrimLeft(s[i+len("]]>"):], " \t\n\f\r") == "" {
+		s = s[:i]
+	}
+	return s
+}

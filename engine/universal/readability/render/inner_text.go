@@ -3,6 +3,7 @@ package render
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -38,25 +39,7 @@ func InnerText(doc *html.Node) string {
 				tb.WritePre(n.Data)
 			} else {
 				// write each word to innerTextBuilder
-				startOfWord := -1
-				for i, r := range n.Data {
-					if unicode.IsSpace(r) {
-						if startOfWord >= 0 {
-							tb.WriteWord(n.Data[startOfWord:i])
-							startOfWord = -1
-						}
-						if r == noBreakSpace {
-							tb.QueueSpace(noBreakSpace)
-						} else {
-							tb.QueueSpace(' ')
-						}
-					} else if startOfWord < 0 {
-						startOfWord = i
-					}
-				}
-				if startOfWord >= 0 {
-					tb.WriteWord(n.Data[startOfWord:])
-				}
+				writeWords(&tb, n.Data)
 			}
 			return
 		}
@@ -113,6 +96,54 @@ func InnerText(doc *html.Node) string {
 	render(doc, false)
 	return tb.String()
 }
+
+// writeWords writes the words of s (runs of runes other than white space, unicode.IsSpace) to tb,
+// each run of white space queued as a space (a no-break space as itself). Upstream ranged over
+// s rune by rune through unicode.IsSpace; runs of ASCII are read here a byte at a time, and an
+// invalid byte is one rune, not white space, as the range gave it.
+func writeWords(tb *innerTextBuilder, s string) {
+	startOfWord := -1
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				if startOfWord < 0 {
+					startOfWord = i
+				}
+				i++
+				continue
+			}
+			if startOfWord >= 0 {
+				tb.WriteWord(s[startOfWord:i])
+				startOfWord = -1
+			}
+			tb.QueueSpace(' ')
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if startOfWord >= 0 {
+				tb.WriteWord(s[startOfWord:i])
+				startOfWord = -1
+			}
+			if r == noBreakSpace {
+				tb.QueueSpace(noBreakSpace)
+			} else {
+				tb.QueueSpace(' ')
+			}
+		} else if startOfWord < 0 {
+			startOfWord = i
+		}
+		i += w
+	}
+	if startOfWord >= 0 {
+		tb.WriteWord(s[startOfWord:])
+	}
+}
+
+// asciiSpace is unicode.IsSpace on ASCII.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 func textContent(n *html.Node) string {
 	if child := n.FirstChild; child != nil && child.Type == html.TextNode && child.NextSibling == nil {
