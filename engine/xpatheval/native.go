@@ -37,6 +37,10 @@ type nativePath struct {
 	group     *nativeXPath
 	groupPos  int
 	groupLast bool
+
+	// needs is what the steps require of the attributes of the nodes they select, when they only
+	// select descendants of the context (see absent.go).
+	needs []attrNeed
 }
 
 type nativeStep struct {
@@ -51,7 +55,8 @@ type nativeStep struct {
 	name       string // element name or "*" (or "text()")
 	atom       atom.Atom
 	preds      []nodePred
-	byParent   bool // a descendant step antchfx runs parent by parent (see each)
+	needs      []attrNeed // what preds require of a node's attributes (see absent.go)
+	byParent   bool       // a descendant step antchfx runs parent by parent (see each)
 }
 
 type nodePred func(n *html.Node) bool
@@ -216,6 +221,7 @@ func parseNativePath(s string) *nativePath {
 				return nil
 			}
 			st.preds = append(st.preds, pred)
+			st.needs = append(st.needs, predNeeds(s[1:end])...)
 			st.byParent = st.byParent || desc && numericPred(strings.TrimSpace(s[1:end]))
 			s = s[end+1:]
 		}
@@ -225,6 +231,7 @@ func parseNativePath(s string) *nativePath {
 	if len(p.steps) == 0 {
 		return nil
 	}
+	p.needs = pathNeeds(p)
 	return p
 }
 
@@ -722,11 +729,14 @@ type subtree struct {
 	node  *html.Node
 	elems []*html.Node
 	built bool
+
+	joined  []joinedAttr // attribute values joined (see absent.go): the first njoined are this node's
+	njoined int
 }
 
 // reset points the subtree at n, keeping the slice's storage.
 func (t *subtree) reset(n *html.Node) {
-	t.node, t.elems, t.built = n, t.elems[:0], false
+	t.node, t.elems, t.built, t.njoined = n, t.elems[:0], false, 0
 }
 
 func (t *subtree) list() []*html.Node {
@@ -866,6 +876,9 @@ func (p *nativePath) first(root, ctx *html.Node, sub *subtree) (*html.Node, int)
 		}
 		sub = nil
 	}
+	if sub.selectsNothing(ctx, p.needs) {
+		return nil, -1
+	}
 	var found *html.Node
 	at := -1
 	var walk func(i int, c *html.Node) bool
@@ -969,6 +982,9 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 			return nil
 		}
 		sub = nil
+	}
+	if sub.selectsNothing(ctx, p.needs) {
+		return nil
 	}
 	cur := []*html.Node{ctx}
 	for i := range p.steps {
