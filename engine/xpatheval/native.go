@@ -167,6 +167,7 @@ func parseNativePath(s string) *nativePath {
 			sibling, s = -1, s[len("preceding-sibling::"):]
 		}
 		st := nativeStep{descendant: desc, self: self, sibling: sibling, ancestor: ancestor}
+		var costly []nodePred
 		if strings.HasPrefix(s, "text()") {
 			// text nodes: children of the context only
 			if desc || self || sibling != 0 || ancestor {
@@ -202,7 +203,7 @@ func parseNativePath(s string) *nativePath {
 				if last && (ancestor || sibling != 0) {
 					return nil // antchfx's last() on these axes is not the XPath one: leave it to antchfx
 				}
-				if len(st.preds) > 0 && !ancestor && (desc || !single || last) {
+				if len(st.preds)+len(costly) > 0 && !ancestor && (desc || !single || last) {
 					// counted across contexts by antchfx (see single); its last() after another
 					// predicate counts what the predicate did not filter. On the ancestor axis
 					// antchfx counts only the ancestors no earlier context reached; here each
@@ -220,11 +221,19 @@ func parseNativePath(s string) *nativePath {
 			if pred == nil {
 				return nil
 			}
-			st.preds = append(st.preds, pred)
+			if readsText(s[1:end]) {
+				costly = append(costly, pred)
+			} else {
+				st.preds = append(st.preds, pred)
+			}
 			st.needs = append(st.needs, predNeeds(s[1:end])...)
 			st.byParent = st.byParent || desc && numericPred(strings.TrimSpace(s[1:end]))
 			s = s[end+1:]
 		}
+		// A step's predicates are filters of the node alone (positions are st.pos and st.last), so
+		// their order does not change what the step selects: those reading the node's text, whose
+		// string value is a walk of its subtree, run last, on the nodes the others let through.
+		st.preds = append(st.preds, costly...)
 		p.steps = append(p.steps, st)
 		single = single && (st.name == "#root" || st.self || st.parent || !st.descendant && (st.pos > 0 || st.last))
 	}
@@ -233,6 +242,29 @@ func parseNativePath(s string) *nativePath {
 	}
 	p.needs = pathNeeds(p)
 	return p
+}
+
+// readsText reports whether a predicate may read a node's string value or walk below its children
+// (., text(), normalize-space() or string-length() of the node, a descendant path): any '.' or
+// "()" outside a literal, which also takes in some cheap ones.
+func readsText(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(p[i+1:], c)
+			if j < 0 {
+				return true
+			}
+			i += j + 1
+		case '.':
+			return true
+		case '(':
+			if i+1 < len(p) && p[i+1] == ')' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // numericPred reports whether antchfx deems a predicate of the native subset numeric (its
