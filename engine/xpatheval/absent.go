@@ -13,7 +13,9 @@ import (
 // cards many of them select nothing: the badge, the strike-through price or the sponsored label is
 // absent. Each such path scans all the item's elements to find that out. Instead, the values of one
 // attribute over the item's elements are joined once per item, and a path one of whose steps
-// requires a literal that occurs in none of them selects nothing without a scan.
+// requires a literal that occurs in none of them selects nothing without a scan. The elements that
+// have the attribute are listed with the values, and a descendant step from the item scans only
+// those: .//*[@itemprop='price'] looks at the few elements with an itemprop, not at all of them.
 
 // attrNeed is what a step's predicates require of every node it selects: the attribute's value
 // contains one of lits (a value contains() or starts-with() or = tests for contains the literal).
@@ -89,18 +91,20 @@ func pathNeeds(p *nativePath) []attrNeed {
 	return out
 }
 
-// joinedAttr is one attribute's values over a subtree's elements, each followed by a zero byte.
+// joinedAttr is one attribute's values over a subtree's elements, each followed by a zero byte,
+// and the elements that have it, in document order.
 type joinedAttr struct {
-	name string
-	vals []byte
+	name  string
+	vals  []byte
+	elems []*html.Node
 }
 
 // values returns the joined values of attribute name over t's elements, building them once per
 // item (the buffers are kept for the next item).
-func (t *subtree) values(name string) []byte {
+func (t *subtree) values(name string) *joinedAttr {
 	for i := range t.njoined {
 		if t.joined[i].name == name {
-			return t.joined[i].vals
+			return &t.joined[i]
 		}
 	}
 	if t.njoined == len(t.joined) {
@@ -108,16 +112,33 @@ func (t *subtree) values(name string) []byte {
 	}
 	j := &t.joined[t.njoined]
 	t.njoined++
-	j.name, j.vals = name, j.vals[:0]
+	j.name, j.vals, j.elems = name, j.vals[:0], j.elems[:0]
 	for _, n := range t.list() {
+		has := false
 		for _, a := range n.Attr {
 			if a.Key == name { // whatever its namespace: attr reads the first of any
 				j.vals = append(j.vals, a.Val...)
 				j.vals = append(j.vals, 0)
+				has = true
 			}
 		}
+		if has {
+			j.elems = append(j.elems, n)
+		}
 	}
-	return j.vals
+	return j
+}
+
+// candidates returns the elements of t a descendant step with needs can select: those that have
+// the attribute of one of its needs (the need with the fewest), or all of them.
+func (t *subtree) candidates(needs []attrNeed) []*html.Node {
+	elems := t.list()
+	for _, nd := range needs {
+		if j := t.values(nd.attr); len(j.elems) < len(elems) {
+			elems = j.elems
+		}
+	}
+	return elems
 }
 
 // selectsNothing reports whether the path, run from t's node, is sure to select nothing: some
@@ -127,7 +148,7 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		return false
 	}
 	for _, nd := range needs {
-		vals := t.values(nd.attr)
+		vals := t.values(nd.attr).vals
 		found := false
 		for _, l := range nd.lits {
 			if bytes.Contains(vals, l) {

@@ -824,7 +824,8 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 		return true
 	case st.descendant:
 		if sub != nil && sub.node == c {
-			for _, n := range sub.list() {
+			// Only the elements that have the attributes the predicates require can match.
+			for _, n := range sub.candidates(st.needs) {
 				if st.match(n) && !yield(n) {
 					return false
 				}
