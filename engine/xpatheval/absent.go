@@ -1,7 +1,6 @@
 package xpatheval
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 
@@ -21,7 +20,7 @@ import (
 // contains one of lits (a value contains() or starts-with() or = tests for contains the literal).
 type attrNeed struct {
 	attr string
-	lits [][]byte
+	lits []rareString
 }
 
 var attrTestRe = regexp.MustCompile(`^(?:contains|starts-with)\(\s*@([A-Za-z_][A-Za-z0-9_:.-]*)\s*,\s*(?:'([^']*)'|"([^"]*)")\s*\)$`)
@@ -55,10 +54,10 @@ func predNeeds(s string) []attrNeed {
 		return predNeeds(s[1 : len(s)-1])
 	}
 	if m := attrTestRe.FindStringSubmatch(s); m != nil {
-		return []attrNeed{{attr: m[1], lits: [][]byte{[]byte(m[2] + m[3])}}}
+		return []attrNeed{{attr: m[1], lits: []rareString{newRareString(m[2] + m[3])}}}
 	}
 	if m := eqRe.FindStringSubmatch(s); m != nil {
-		return []attrNeed{{attr: m[1], lits: [][]byte{[]byte(m[2] + m[3])}}}
+		return []attrNeed{{attr: m[1], lits: []rareString{newRareString(m[2] + m[3])}}}
 	}
 	if strings.HasPrefix(s, "contains(") && matching(s, len("contains")) == len(s)-1 {
 		// contains(concat(' ', normalize-space(@class), ' '), ' tok '): the value holds tok
@@ -67,7 +66,7 @@ func predNeeds(s string) []attrNeed {
 			m := tokenRe.FindStringSubmatch(strings.TrimSpace(args[0]))
 			lit, ok := xpathLiteral(strings.TrimSpace(args[1]))
 			if tok := strings.TrimSpace(lit); m != nil && ok && tok != "" && !strings.ContainsAny(tok, " \t\n\r\f") {
-				return []attrNeed{{attr: m[1], lits: [][]byte{[]byte(tok)}}}
+				return []attrNeed{{attr: m[1], lits: []rareString{newRareString(tok)}}}
 			}
 		}
 	}
@@ -151,7 +150,7 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		vals := t.values(nd.attr).vals
 		found := false
 		for _, l := range nd.lits {
-			if bytes.Contains(vals, l) {
+			if l.inBytes(vals) {
 				found = true
 				break
 			}

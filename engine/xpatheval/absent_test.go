@@ -73,7 +73,7 @@ func TestPredNeeds(t *testing.T) {
 				if i > 0 {
 					s += "|"
 				}
-				s += string(l)
+				s += l.s
 			}
 			got = append(got, s)
 		}
