@@ -111,8 +111,13 @@ func (t *subtree) values(name string) *joinedAttr {
 	}
 	j := &t.joined[t.njoined]
 	t.njoined++
+	list := t.list()
+	if j.elems == nil {
+		// sized for the first item, whose buffers the next items reuse: a dozen growths otherwise
+		j.vals, j.elems = make([]byte, 0, 16*len(list)), make([]*html.Node, 0, len(list))
+	}
 	j.name, j.vals, j.elems = name, j.vals[:0], j.elems[:0]
-	for _, n := range t.list() {
+	for _, n := range list {
 		has := false
 		for _, a := range n.Attr {
 			if a.Key == name { // whatever its namespace: attr reads the first of any
