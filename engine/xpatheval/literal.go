@@ -157,6 +157,30 @@ func (r rareString) in(v string) bool {
 	return false
 }
 
+// inBytes is in for a byte slice (the joined attribute values of a list item, see absent.go).
+func (r rareString) inBytes(v []byte) bool {
+	n := len(r.s)
+	if n == 0 {
+		return true
+	}
+	if len(v) < n {
+		return false
+	}
+	c, last := r.s[r.rare], len(v)-n+r.rare
+	for i := r.rare; i <= last; {
+		j := bytes.IndexByte(v[i:last+1], c)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if string(v[i-r.rare:i-r.rare+n]) == r.s {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
 // Regexp returns the regular expression.
 func (br *BodyRegexp) Regexp() *regexp.Regexp { return br.re }
 

@@ -41,6 +41,9 @@ func FuzzRareString(f *testing.F) {
 		if got, want := newRareString(needle).in(hay), strings.Contains(hay, needle); got != want {
 			t.Fatalf("in(%q in %q) = %v, want %v", needle, hay, got, want)
 		}
+		if got, want := newRareString(needle).inBytes([]byte(hay)), strings.Contains(hay, needle); got != want {
+			t.Fatalf("inBytes(%q in %q) = %v, want %v", needle, hay, got, want)
+		}
 	})
 }
 

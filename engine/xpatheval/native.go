@@ -37,6 +37,10 @@ type nativePath struct {
 	group     *nativeXPath
 	groupPos  int
 	groupLast bool
+
+	// needs is what the steps require of the attributes of the nodes they select, when they only
+	// select descendants of the context (see absent.go).
+	needs []attrNeed
 }
 
 type nativeStep struct {
@@ -51,7 +55,8 @@ type nativeStep struct {
 	name       string // element name or "*" (or "text()")
 	atom       atom.Atom
 	preds      []nodePred
-	byParent   bool // a descendant step antchfx runs parent by parent (see each)
+	needs      []attrNeed // what preds require of a node's attributes (see absent.go)
+	byParent   bool       // a descendant step antchfx runs parent by parent (see each)
 }
 
 type nodePred func(n *html.Node) bool
@@ -162,6 +167,7 @@ func parseNativePath(s string) *nativePath {
 			sibling, s = -1, s[len("preceding-sibling::"):]
 		}
 		st := nativeStep{descendant: desc, self: self, sibling: sibling, ancestor: ancestor}
+		var costly []nodePred
 		if strings.HasPrefix(s, "text()") {
 			// text nodes: children of the context only
 			if desc || self || sibling != 0 || ancestor {
@@ -197,7 +203,7 @@ func parseNativePath(s string) *nativePath {
 				if last && (ancestor || sibling != 0) {
 					return nil // antchfx's last() on these axes is not the XPath one: leave it to antchfx
 				}
-				if len(st.preds) > 0 && !ancestor && (desc || !single || last) {
+				if len(st.preds)+len(costly) > 0 && !ancestor && (desc || !single || last) {
 					// counted across contexts by antchfx (see single); its last() after another
 					// predicate counts what the predicate did not filter. On the ancestor axis
 					// antchfx counts only the ancestors no earlier context reached; here each
@@ -215,17 +221,50 @@ func parseNativePath(s string) *nativePath {
 			if pred == nil {
 				return nil
 			}
-			st.preds = append(st.preds, pred)
+			if readsText(s[1:end]) {
+				costly = append(costly, pred)
+			} else {
+				st.preds = append(st.preds, pred)
+			}
+			st.needs = append(st.needs, predNeeds(s[1:end])...)
 			st.byParent = st.byParent || desc && numericPred(strings.TrimSpace(s[1:end]))
 			s = s[end+1:]
 		}
+		// A step's predicates are filters of the node alone (positions are st.pos and st.last), so
+		// their order does not change what the step selects: those reading the node's text, whose
+		// string value is a walk of its subtree, run last, on the nodes the others let through.
+		st.preds = append(st.preds, costly...)
 		p.steps = append(p.steps, st)
 		single = single && (st.name == "#root" || st.self || st.parent || !st.descendant && (st.pos > 0 || st.last))
 	}
 	if len(p.steps) == 0 {
 		return nil
 	}
+	p.needs = pathNeeds(p)
 	return p
+}
+
+// readsText reports whether a predicate may read a node's string value or walk below its children
+// (., text(), normalize-space() or string-length() of the node, a descendant path): any '.' or
+// "()" outside a literal, which also takes in some cheap ones.
+func readsText(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(p[i+1:], c)
+			if j < 0 {
+				return true
+			}
+			i += j + 1
+		case '.':
+			return true
+		case '(':
+			if i+1 < len(p) && p[i+1] == ')' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // numericPred reports whether antchfx deems a predicate of the native subset numeric (its
@@ -764,11 +803,14 @@ type subtree struct {
 	node  *html.Node
 	elems []*html.Node
 	built bool
+
+	joined  []joinedAttr // attribute values joined (see absent.go): the first njoined are this node's
+	njoined int
 }
 
 // reset points the subtree at n, keeping the slice's storage.
 func (t *subtree) reset(n *html.Node) {
-	t.node, t.elems, t.built = n, t.elems[:0], false
+	t.node, t.elems, t.built, t.njoined = n, t.elems[:0], false, 0
 }
 
 func (t *subtree) list() []*html.Node {
@@ -824,7 +866,8 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 		return true
 	case st.descendant:
 		if sub != nil && sub.node == c {
-			for _, n := range sub.list() {
+			// Only the elements that have the attributes the predicates require can match.
+			for _, n := range sub.candidates(st.needs) {
 				if st.match(n) && !yield(n) {
 					return false
 				}
@@ -907,6 +950,9 @@ func (p *nativePath) first(root, ctx *html.Node, sub *subtree) (*html.Node, int)
 			return nil, -1
 		}
 		sub = nil
+	}
+	if sub.selectsNothing(ctx, p.needs) {
+		return nil, -1
 	}
 	var found *html.Node
 	at := -1
@@ -1011,6 +1057,9 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 			return nil
 		}
 		sub = nil
+	}
+	if sub.selectsNothing(ctx, p.needs) {
+		return nil
 	}
 	cur := []*html.Node{ctx}
 	for i := range p.steps {

@@ -1,0 +1,84 @@
+package xpatheval
+
+import (
+	"slices"
+	"testing"
+)
+
+// The absent-literal shortcut (absent.go) against the reference, from every element of pages where
+// some items have the literal a path requires and others do not: checkXPathWays compares the
+// evaluation over the item's elements with antchfx.
+func TestAbsentLiteralShortcut(t *testing.T) {
+	docs := []string{
+		`<div id="r"><div class="card"><span class="price big">1</span><a href="/sspa/click?x">ad</a></div>` +
+			`<div class="card"><span class="title">2</span><b class="price">3</b></div>` +
+			`<div class="card"><p class="a">x</p><p class="b">y</p><span>z</span></div></div>`,
+		`<ul><li class="s-item"><span class="s-item__bids">4 bids</span></li><li class="s-item"><i class="star">*</i></li>` +
+			`<li><svg><use xlink:href="#price"></use></svg><span id="BESTSELLER_1">b</span></li></ul>`,
+	}
+	xpaths := []string{
+		".//span[contains(@class, 'price')]",
+		".//*[contains(@class, 'price')]",
+		".//span[contains(@class, 'price')][contains(@class, 'big')]",
+		".//span[contains(@class, 'price') and contains(@class, 'big')]",
+		".//span[contains(@class, 'price') or contains(@class, 'title')]",
+		".//*[contains(@class, 'price') or contains(@id, 'BESTSELLER')]", // two attributes: no need
+		".//span[@class='title']",
+		".//span[starts-with(@id, 'BESTSELLER_')]",
+		".//span[contains(concat(' ', normalize-space(@class), ' '), ' price ')]",
+		".//span[not(contains(@class, 'price'))]",
+		".//p[contains(@class, 'a b')]",  // across two elements' values: no element has it
+		".//p[contains(@class, '')]",     // the empty literal: every element with the attribute
+		".//*[contains(@href, 'price')]", // a namespaced attribute
+		".//a[contains(@href, '/sspa/click')]/@href",
+		"boolean(.//a[contains(@href, '/sspa/click')] | .//span[contains(@class, 'title')])",
+		"count(.//*[contains(@class, 'price')])",
+		".//div[contains(@class, 'card')]/span[contains(@class, 'price')]",
+		"./span[contains(@class, 'price')]",
+		".//span[contains(@class, 'price')]/..",
+		".//span/..[contains(@class, 'card')]", // a parent step: may leave the item
+		".//span[contains(@class, 'bids')]/following-sibling::*[contains(@class, 'x')]",
+		"(.//span[contains(@class, 'price')])[1]",
+		".//li[contains(@class, 's-item')][1]",
+	}
+	for _, doc := range docs {
+		for _, x := range xpaths {
+			checkXPathWays(t, doc, x)
+		}
+	}
+}
+
+func TestPredNeeds(t *testing.T) {
+	for _, c := range []struct {
+		pred string
+		want []string // attr=lit, one entry per need, alternatives joined by |
+	}{
+		{"contains(@class, 'a')", []string{"class=a"}},
+		{`starts-with(@id, "b")`, []string{"id=b"}},
+		{"@data-x='c'", []string{"data-x=c"}},
+		{"contains(@class, 'a') or contains(@class, 'b')", []string{"class=a|b"}},
+		{"contains(@class, 'a') or contains(@id, 'b')", nil},
+		{"contains(@class, 'a') or @id", nil},
+		{"contains(@class, 'a') and @id='x'", []string{"class=a", "id=x"}},
+		{"(contains(@class, 'a'))", []string{"class=a"}},
+		{"contains(concat(' ', normalize-space(@class), ' '), ' tok ')", []string{"class=tok"}},
+		{"not(contains(@class, 'a'))", nil},
+		{"contains(., 'a')", nil},
+		{"@id", nil},
+	} {
+		var got []string
+		for _, n := range predNeeds(c.pred) {
+			s := n.attr + "="
+			for i, l := range n.lits {
+				if i > 0 {
+					s += "|"
+				}
+				s += l.s
+			}
+			got = append(got, s)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("predNeeds(%s) = %q, want %q", c.pred, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package xpatheval
+
+import "testing"
+
+// Predicates that read a node's text run after the others of their step (parseNativePath): the
+// same nodes, in the same order, as the reference.
+func TestTextPredicatesLast(t *testing.T) {
+	doc := `<div id="r"><div class="card"><span class="flag-bestseller">Best seller</span><p>Best seller</p>` +
+		`<div><span>Best seller</span><b>x</b></div></div><div class="card"><div>Best <i>seller</i></div><span>x</span></div></div>`
+	for _, x := range []string{
+		".//*[contains(@class, 'flag-bestseller') or contains(., 'Best seller')][self::span or self::div][not(*)]",
+		"boolean(.//*[contains(., 'Best seller')][self::span or self::div][not(*)])",
+		".//*[contains(., 'Best')][self::div][1]",
+		".//span[normalize-space()][@class]",
+		".//div[.//span][contains(@class, 'card')]",
+		".//*[string-length(.) > 3][self::span]",
+	} {
+		checkXPathWays(t, doc, x)
+	}
+}
+
+func TestReadsText(t *testing.T) {
+	for _, c := range []struct {
+		pred string
+		want bool
+	}{
+		{"contains(., 'x')", true},
+		{"normalize-space()", true},
+		{"text()", true},
+		{".//span", true},
+		{"contains(@class, 'a.b')", false},
+		{`contains(@class, "x") or @id`, false},
+		{"self::span or self::div", false},
+		{"not(*)", false},
+		{"count(td) = 2", false},
+		{"contains(@class, 'unclosed", true},
+	} {
+		if got := readsText(c.pred); got != c.want {
+			t.Errorf("readsText(%s) = %v, want %v", c.pred, got, c.want)
+		}
+	}
+}
+
+// A position after a text predicate is still refused where antchfx counts it across contexts.
+func TestTextPredicateBeforePosition(t *testing.T) {
+	if compileNative(".//a//span[normalize-space()][1]") != nil {
+		t.Error(".//a//span[normalize-space()][1] compiled natively")
+	}
+	checkXPathWays(t, `<div><a><span> </span><span>x</span><b><span>y</span></b></a></div>`, ".//a//span[normalize-space()][1]")
+}
