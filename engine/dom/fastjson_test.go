@@ -91,6 +91,85 @@ func checkFastJSON(t *testing.T, in []byte) {
 	if !sameJSON(v, want) {
 		t.Fatalf("%q: %#v, want %#v", in, v, want)
 	}
+	checkJSONIndex(t, in, v)
+}
+
+// checkJSONIndex fails when decodeFastIndexed answers otherwise than decodeFast (v), or lays the
+// value out otherwise than in pre-order: each node its parent's member or element, what is nested
+// in it right after it, and every member and every object or array element there.
+func checkJSONIndex(t *testing.T, in []byte, v any) {
+	t.Helper()
+	ix := &JSONIndex{}
+	got, ok := decodeFastIndexed(string(in), ix)
+	if !ok || !sameJSON(got, v) {
+		t.Fatalf("%q: indexed decoding answers %#v (%v), want %#v", in, got, ok, v)
+	}
+	var want []JSONNode
+	repeated := false
+	var walk func(v any, key string, member bool, parent int32)
+	walk = func(v any, key string, member bool, parent int32) {
+		at := int32(len(want))
+		want = append(want, JSONNode{Key: key, Val: v, Parent: parent, Member: member})
+		switch x := v.(type) {
+		case map[string]any:
+			// In the text's order, which the decoder follows: the keys in order of appearance.
+			keys := objectKeys(ix, at)
+			distinct := map[string]bool{}
+			for _, k := range keys {
+				if _, ok := x[k]; !ok || distinct[k] {
+					repeated = true // or a key that is not the object's: the check below fails
+				}
+				distinct[k] = true
+			}
+			if len(keys) != len(x) || repeated {
+				repeated = true
+				return
+			}
+			for _, k := range keys {
+				walk(x[k], k, true, at)
+			}
+		case []any:
+			for _, e := range x {
+				switch e.(type) {
+				case map[string]any, []any:
+					walk(e, "", false, at)
+				}
+			}
+		}
+		want[at].End = int32(len(want))
+	}
+	walk(v, "", false, -1)
+	if repeated {
+		if ix.Valid {
+			t.Fatalf("%q: an object repeats a key, and the index is valid", in)
+		}
+		return
+	}
+	if !ix.Valid || ix.Len != len(in) || len(ix.Nodes) != len(want) {
+		t.Fatalf("%q: index valid %v, len %d, %d nodes; want %d nodes", in, ix.Valid, ix.Len, len(ix.Nodes), len(want))
+	}
+	for i := range want {
+		g, w := ix.Nodes[i], want[i]
+		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || !sameJSON(g.Val, w.Val) {
+			t.Fatalf("%q: node %d is %+v, want %+v", in, i, g, w)
+		}
+	}
+}
+
+// objectKeys returns the keys of the members of the object at node at of ix, in the index's order
+// (the text's, which a map does not keep); checkJSONIndex checks they are the object's keys, once
+// each.
+func objectKeys(ix *JSONIndex, at int32) []string {
+	var keys []string
+	if int(at) >= len(ix.Nodes) {
+		return nil
+	}
+	for i := at + 1; i < ix.Nodes[at].End && int(i) < len(ix.Nodes); i = max(ix.Nodes[i].End, i+1) {
+		if ix.Nodes[i].Parent == at {
+			keys = append(keys, ix.Nodes[i].Key)
+		}
+	}
+	return keys
 }
 
 // sameJSON is reflect.DeepEqual that also tells negative zero from zero.

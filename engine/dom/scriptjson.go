@@ -49,6 +49,11 @@ type Marker interface {
 // work is linear in len(body) by construction. No page of the corpus has a single failed try for
 // the markers the sitedefs use.
 func ScriptJSON(body []byte, marker Marker) (any, error) {
+	return scriptJSON(body, marker, nil)
+}
+
+// scriptJSON is ScriptJSON, laying the value out in ix when ix is not nil.
+func scriptJSON(body []byte, marker Marker, ix *JSONIndex) (any, error) {
 	if marker == nil || marker == (*regexp.Regexp)(nil) {
 		return nil, errNoMarker
 	}
@@ -60,7 +65,7 @@ func ScriptJSON(body []byte, marker Marker) (any, error) {
 			break
 		}
 		start, end := pos+loc[0], pos+loc[1]
-		v, found, err := valueAfter(body, end)
+		v, found, err := valueAfter(body, end, ix)
 		if found && err == nil {
 			return v, nil
 		}
@@ -80,7 +85,7 @@ func ScriptJSON(body []byte, marker Marker) (any, error) {
 }
 
 // valueAfter looks for a JSON value starting within scanWindow bytes of body[i:].
-func valueAfter(body []byte, i int) (v any, found bool, err error) {
+func valueAfter(body []byte, i int, ix *JSONIndex) (v any, found bool, err error) {
 	prev := byte(0) // the last non-space byte before the current one
 	for j := i - 1; j >= 0; j-- {
 		if !isASCIISpace(body[j]) {
@@ -95,7 +100,7 @@ func valueAfter(body []byte, i int) (v any, found bool, err error) {
 		case ' ', '\t', '\n', '\r', '\f':
 			continue
 		case '{', '[':
-			v, err := decodeBalanced(body[j:])
+			v, err := decodeBalanced(body[j:], ix)
 			return v, true, err
 		case ';', '<':
 			return nil, false, nil
@@ -112,7 +117,7 @@ func valueAfter(body []byte, i int) (v any, found bool, err error) {
 				k++
 			}
 			if k < len(s) && (s[k] == '{' || s[k] == '[') {
-				v, err := decodeBalanced(s[k:])
+				v, err := decodeBalanced(s[k:], ix)
 				return v, true, err
 			}
 			j += n - 1
@@ -122,10 +127,13 @@ func valueAfter(body []byte, i int) (v any, found bool, err error) {
 	return nil, false, nil
 }
 
-func decodeBalanced(b []byte) (any, error) {
+func decodeBalanced(b []byte, ix *JSONIndex) (any, error) {
 	end, err := balancedEnd(b)
 	if err != nil {
 		return nil, err
+	}
+	if ix != nil {
+		return unmarshalIndexed(b[:end], ix)
 	}
 	return unmarshal(b[:end])
 }
