@@ -38,7 +38,8 @@ type Plan struct {
 	domainParam string
 	want        *xpatheval.Want // what the indexed XPaths need from each document
 	// indexJSON: an expression may call find or findAll (its text names one), so script JSON
-	// sources are decoded with an index that answers those searches (see funcs.Finds).
+	// sources are registered, with their text, for an index that answers those searches (see
+	// funcs.Finds).
 	indexJSON bool
 }
 

@@ -605,14 +605,11 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 					if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Fast()); err == nil {
 						v = x
 					}
-				} else {
-					ix := new(dom.JSONIndex)
-					if x, err := dom.ScriptJSONIndexed(sr.body[i:], src.scriptJSON.Fast(), ix); err == nil {
-						v = x
-						// Decoded here and never changed (sources are read only): searches
-						// may be answered from its index.
-						r.finds.Add(ix)
-					}
+				} else if x, text, err := dom.ScriptJSONText(sr.body[i:], src.scriptJSON.Fast()); err == nil {
+					v = x
+					// Decoded here and never changed (sources are read only): a search may
+					// index it.
+					r.finds.Add(x, text)
 				}
 			}
 		case src.mainText:

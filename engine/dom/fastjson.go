@@ -33,33 +33,7 @@ func decodeFastString(s string) (v any, ok bool) {
 	return v, d.i == len(d.b)
 }
 
-// decodeFastIndexed is decodeFastString laying the value out in ix (see JSONIndex).
-func decodeFastIndexed(s string, ix *JSONIndex) (v any, ok bool) {
-	d := fastDecoder{s: s, ix: ix, parent: -1}
-	d.b = unsafe.Slice(unsafe.StringData(s), len(s))
-	if cap(ix.Nodes) == 0 {
-		// About one node per 30 bytes of YouTube's JSON: room for a text a little denser.
-		ix.Nodes = make([]JSONNode, 0, len(s)/24)
-	}
-	ix.Valid, ix.Len = true, len(s)
-	d.space()
-	at := ix.node("", false, -1)
-	d.parent = at
-	v, ok = d.value()
-	if !ok {
-		return nil, false
-	}
-	ix.done(at, v)
-	d.space()
-	return v, d.i == len(d.b)
-}
-
 type fastDecoder struct {
-	// ix, when not nil, records the nodes (see JSONIndex); parent is the position of the object
-	// or array being decoded.
-	ix     *JSONIndex
-	parent int32
-
 	s   string
 	b   []byte // d.s's bytes, never written
 	i   int
@@ -129,19 +103,6 @@ func (d *fastDecoder) value() (any, bool) {
 	return nil, false
 }
 
-// indexedValue is value, recorded as a node of d.ix under d.parent.
-func (d *fastDecoder) indexedValue(key string, member bool) (any, bool) {
-	at := d.ix.node(key, member, d.parent)
-	outer := d.parent
-	d.parent = at
-	v, ok := d.value()
-	d.parent = outer
-	if ok {
-		d.ix.done(at, v)
-	}
-	return v, ok
-}
-
 func (d *fastDecoder) word(w string) bool {
 	if len(d.s)-d.i < len(w) || d.s[d.i:d.i+len(w)] != w {
 		return false
@@ -172,12 +133,7 @@ func (d *fastDecoder) object() (any, bool) {
 		}
 		d.i++
 		d.space()
-		var v any
-		if d.ix == nil {
-			v, ok = d.value()
-		} else {
-			v, ok = d.indexedValue(k, true)
-		}
+		v, ok := d.value()
 		if !ok {
 			return nil, false
 		}
@@ -197,9 +153,6 @@ func (d *fastDecoder) object() (any, bool) {
 			for _, e := range ms {
 				m[e.k] = e.v // a repeated key: the last value, as encoding/json
 			}
-			if d.ix != nil && len(m) < len(ms) {
-				d.ix.Valid = false
-			}
 			clear(ms) // the stack does not keep values alive
 			d.members = d.members[:mark]
 			return m, true
@@ -218,13 +171,7 @@ func (d *fastDecoder) array() (any, bool) {
 	}
 	mark := len(d.elems)
 	for {
-		var v any
-		var ok bool
-		if d.ix != nil && d.i < len(d.b) && (d.b[d.i] == '{' || d.b[d.i] == '[') {
-			v, ok = d.indexedValue("", false)
-		} else {
-			v, ok = d.value()
-		}
+		v, ok := d.value()
 		if !ok {
 			return nil, false
 		}

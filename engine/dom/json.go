@@ -63,20 +63,6 @@ func MaybeJSON(body []byte) bool {
 	}
 }
 
-// unmarshalIndexed is unmarshal laying the value out in ix (see JSONIndex).
-func unmarshalIndexed(b []byte, ix *JSONIndex) (any, error) {
-	ix.Nodes = ix.Nodes[:0]
-	if v, ok := decodeFastIndexed(string(b), ix); ok {
-		return v, nil
-	}
-	ix.Nodes, ix.Valid = ix.Nodes[:0], false
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 func unmarshal(b []byte) (any, error) {
 	if v, ok := decodeFast(b); ok {
 		return v, nil

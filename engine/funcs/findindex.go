@@ -14,9 +14,9 @@ import (
 // A big embedded JSON (YouTube's ytInitialData: some 18,000 maps) is searched by several find
 // and findAll calls of one run, each over most of the document and each for another key; each
 // walks the whole subtree, map by map, to find a handful of matches. Finds answers those calls
-// from the document's dom.JSONIndex instead, which the decoder laid out in pre-order: a key's
-// matches below a node are a binary search of the key's positions, put in the walk's order (map
-// keys sorted) by comparing their paths.
+// from the document's dom.JSONIndex instead, laid out in pre-order from the document's text (when
+// the first search too big to walk comes): a key's matches below a node are then a binary search
+// of the key's positions, put in the walk's order (map keys sorted) by comparing their paths.
 //
 // Only documents the engine registers are searched so: decoded sources, which nothing changes
 // once decoded (a map the run builds, such as fields, grows while the run goes on).
@@ -33,27 +33,47 @@ const (
 )
 
 // probeNodes is how many nodes a search walks before it turns to an index: a small subtree (a
-// list item's metadata) is cheaper to walk than to locate in an index, and walking it first costs
-// a big search little.
-const probeNodes = 1024
+// list item's metadata, a video's chapters) is cheaper to walk than to index the document for,
+// and walking it first costs a big search little.
+const probeNodes = 2048
 
 // Finds is one run's indexed documents. A run is one goroutine: Finds is not safe for concurrent
 // use.
 type Finds struct {
-	docs []*findIndex
+	docs []*findDoc
+}
+
+// findDoc is a registered document, indexed when a search first needs it.
+type findDoc struct {
+	v    any
+	text []byte
+	ix   *findIndex // nil until indexed, or when the text and v do not pair (see dom.IndexJSON)
+	done bool       // indexing was tried
 }
 
 // NewFinds returns an empty set of documents, for one run.
 func NewFinds() *Finds { return &Finds{} }
 
-// Add registers a decoded document and its index. Neither may change afterwards.
-func (fs *Finds) Add(ix *dom.JSONIndex) {
-	// A document of more values than a search visits is left to the walk, which the budget cuts
-	// short (see dom.JSONIndex.Len).
-	if ix == nil || !ix.Valid || len(ix.Nodes) == 0 || ix.Len > 2*findBudget-1 {
+// Add registers v, decoded from the JSON text text. Neither may change afterwards.
+func (fs *Finds) Add(v any, text []byte) {
+	// A value takes a byte of text at least and a separator from the next: a text this short
+	// holds no more values than a search may visit, so no search of it runs out of budget.
+	if len(text) > 2*findBudget-1 {
 		return
 	}
-	fs.docs = append(fs.docs, &findIndex{nodes: ix.Nodes, byKey: map[string][]int32{}})
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return
+		}
+	case []any:
+		if len(x) == 0 {
+			return
+		}
+	default:
+		return
+	}
+	fs.docs = append(fs.docs, &findDoc{v: v, text: text})
 }
 
 // find is findKey(v, key, all), answered from an index when v is a big subtree of a registered
@@ -82,9 +102,19 @@ func (fs *Finds) find(v, key any, all bool) []any {
 			return f.out
 		}
 	}
-	for _, ix := range fs.docs {
-		if at := ix.locate(v); at >= 0 {
-			return ix.find(at, k, all)
+	for _, d := range fs.docs {
+		if !d.done {
+			d.done = true
+			if jx := dom.IndexJSON(d.text, d.v); jx != nil {
+				d.ix = &findIndex{nodes: jx.Nodes, byKey: map[string][]int32{}}
+			}
+			d.text = nil
+		}
+		if d.ix == nil {
+			continue
+		}
+		if at := d.ix.locate(v); at >= 0 {
+			return d.ix.find(at, k, all)
 		}
 	}
 	return findKey(v, k, all)

@@ -18,7 +18,7 @@ import (
 	"asa/engine/dom"
 )
 
-// startOfText is the marker that makes dom.ScriptJSONIndexed decode a whole JSON text.
+// startOfText is the marker that makes dom.ScriptJSONText decode a whole JSON text.
 var startOfText = regexp.MustCompile(`^`)
 
 // sortedWalkAll is findKeySorted(v, key, true) for every key at once: one walk in the same order,
@@ -45,18 +45,22 @@ func sortedWalkAll(v any) map[string][]any {
 	return out
 }
 
-// checkIndexed compares, for the roots of ix at positions roots and for keys (plus every key
-// under each root when allKeys), the index's answers and Finds' (probe, locate, index) with the
-// sorted walk's.
-func checkIndexed(t *testing.T, name string, ix *dom.JSONIndex, roots []int32, keys []string, allKeys bool) {
+// checkIndexed compares, for the nodes at positions roots of the index of v (decoded from text)
+// and for keys (plus every key under each node when allKeys), the index's answers and Finds'
+// (probe, locate, index) with the sorted walk's.
+func checkIndexed(t *testing.T, name string, v any, text []byte, roots func(*dom.JSONIndex) []int32, keys []string, allKeys bool) {
 	t.Helper()
-	fs := NewFinds()
-	fs.Add(ix)
-	if len(fs.docs) != 1 {
-		t.Fatalf("%s: index not registered", name)
+	ix := dom.IndexJSON(text, v)
+	if ix == nil {
+		t.Fatalf("%s: not indexed", name)
 	}
-	doc := fs.docs[0]
-	for i, at := range roots {
+	fs := NewFinds()
+	fs.Add(v, text)
+	if len(fs.docs) != 1 {
+		t.Fatalf("%s: not registered", name)
+	}
+	doc := &findIndex{nodes: ix.Nodes, byKey: map[string][]int32{}}
+	for i, at := range roots(ix) {
 		// Finds' own path (probe, locate) for the first roots: locating scans the document.
 		viaFinds := i < 2 || allKeys
 		root := ix.Nodes[at].Val
@@ -91,6 +95,16 @@ func checkIndexed(t *testing.T, name string, ix *dom.JSONIndex, roots []int32, k
 			}
 		}
 	}
+}
+
+// decode decodes a JSON text as the engine does a script's, with the text decoded.
+func decode(t *testing.T, in []byte) (any, []byte) {
+	t.Helper()
+	v, text, err := dom.ScriptJSONText(in, startOfText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, text
 }
 
 // containers returns the positions of ix's non-empty maps and lists.
@@ -133,17 +147,13 @@ func TestFindsSameAsWalk(t *testing.T) {
 	if raceDetector || testing.Short() {
 		n = 300
 	}
-	for i := range n {
-		v := map[string]any{"root": randomTree(r, 7), "k": randomTree(r, 3)}
-		text, err := json.Marshal(v)
+	for range n {
+		in, err := json.Marshal(map[string]any{"root": randomTree(r, 7), "k": randomTree(r, 3)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix := &dom.JSONIndex{}
-		if _, err := dom.ScriptJSONIndexed(text, startOfText, ix); err != nil || !ix.Valid {
-			t.Fatalf("tree %d: %v, valid %v", i, err, ix.Valid)
-		}
-		checkIndexed(t, "tree", ix, containers(ix), []string{"missing", ""}, true)
+		v, text := decode(t, in)
+		checkIndexed(t, "tree", v, text, containers, []string{"missing", ""}, true)
 	}
 }
 
@@ -151,38 +161,40 @@ func TestFindsSameAsWalk(t *testing.T) {
 // through locate, in documents whose maps' keys are out of order and whose matches nest.
 func TestFindsBigSubtrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for i := range 20 {
+	for range 20 {
 		items := make([]any, 300)
 		for j := range items {
 			items[j] = map[string]any{"z": randomTree(r, 4), "k": randomTree(r, 3), "a": map[string]any{"k": float64(j)}}
 		}
-		text, err := json.Marshal(map[string]any{"b": map[string]any{"items": items, "k": "x"}, "a": items[:10]})
+		in, err := json.Marshal(map[string]any{"b": map[string]any{"items": items, "k": "x"}, "a": items[:10]})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix := &dom.JSONIndex{}
-		if _, err := dom.ScriptJSONIndexed(text, startOfText, ix); err != nil || !ix.Valid {
-			t.Fatalf("tree %d: %v, valid %v", i, err, ix.Valid)
-		}
-		checkIndexed(t, "big", ix, containers(ix)[:4], []string{"k", "a", "z", "items", "missing"}, false)
+		v, text := decode(t, in)
+		checkIndexed(t, "big", v, text, func(ix *dom.JSONIndex) []int32 { return containers(ix)[:4] }, []string{"k", "a", "z", "items", "missing"}, false)
 	}
 }
 
-// TestFindsNotIndexed: a document the decoder could not lay out whole is not searched from its
-// index; nor is a value that is not in a registered document.
+// TestFindsNotIndexed: a document whose text does not lay it out whole (an object repeats a key)
+// is walked; so is a value that is not in a registered document.
 func TestFindsNotIndexed(t *testing.T) {
-	ix := &dom.JSONIndex{}
-	// A repeated key: the map keeps the last value.
-	if _, err := dom.ScriptJSONIndexed([]byte(`{"k":{"k":1},"k":2}`), startOfText, ix); err != nil {
+	items := make([]any, 0, 2*probeNodes)
+	for i := range 2 * probeNodes {
+		items = append(items, map[string]any{"k": float64(i)})
+	}
+	body, err := json.Marshal(items)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.Valid {
-		t.Fatal("an object with a repeated key: index valid")
-	}
+	// A repeated key: the map keeps the last value.
+	v, text := decode(t, []byte(`{"k":{"k":1},"items":`+string(body)+`,"k":2}`))
 	fs := NewFinds()
-	fs.Add(ix)
-	if len(fs.docs) != 0 {
-		t.Fatal("an invalid index registered")
+	fs.Add(v, text)
+	if got, want := fs.find(v, "k", true), findKeySorted(v, "k", true); !reflect.DeepEqual(got, want) {
+		t.Fatalf("a repeated key: got %d values, want %d", len(got), len(want))
+	}
+	if fs.docs[0].ix != nil {
+		t.Fatal("a repeated key: indexed")
 	}
 	other := make([]any, 2000)
 	for i := range other {
@@ -246,10 +258,13 @@ func TestFindsCorpus(t *testing.T) {
 			if strings.HasSuffix(path, ".json") && s == 0 {
 				mk = startOfText
 			}
-			ix := &dom.JSONIndex{}
-			v, err := dom.ScriptJSONIndexed(body[s:], mk, ix)
-			if err != nil || v == nil || !ix.Valid {
+			v, text, err := dom.ScriptJSONText(body[s:], mk)
+			if err != nil || v == nil {
 				continue
+			}
+			ix := dom.IndexJSON(text, v)
+			if ix == nil || len(containers(ix)) == 0 {
+				continue // an object repeats a key (FuzzFinds and TestFindsNotIndexed cover it), or {}
 			}
 			if seen++; seen%every != 0 {
 				continue
@@ -283,7 +298,7 @@ func TestFindsCorpus(t *testing.T) {
 			}
 			keys = append(keys, "missing")
 			name, _ := filepath.Rel(dir, path)
-			checkIndexed(t, name, ix, sample, keys, false)
+			checkIndexed(t, name, v, text, func(*dom.JSONIndex) []int32 { return sample }, keys, false)
 		}
 		return nil
 	})
@@ -309,12 +324,25 @@ func FuzzFinds(f *testing.F) {
 		f.Add([]byte(s), "items")
 	}
 	f.Fuzz(func(t *testing.T, in []byte, key string) {
-		ix := &dom.JSONIndex{}
-		v, err := dom.ScriptJSONIndexed(in, startOfText, ix)
-		if err != nil || v == nil || !ix.Valid {
+		v, text, err := dom.ScriptJSONText(in, startOfText)
+		if err != nil || v == nil {
 			return
 		}
-		checkIndexed(t, "fuzz", ix, containers(ix), []string{key}, false)
+		if dom.IndexJSON(text, v) == nil {
+			// An object repeats a key: searches walk.
+			fs := NewFinds()
+			fs.Add(v, text)
+			for _, all := range []bool{false, true} {
+				if got, want := fs.find(v, key, all), findKeySorted(v, key, all); !reflect.DeepEqual(got, want) {
+					t.Fatalf("key %q, all %v: got %v, want %v", key, all, got, want)
+				}
+			}
+			return
+		}
+		if len(containers(dom.IndexJSON(text, v))) == 0 {
+			return // {} or []: nothing to search
+		}
+		checkIndexed(t, "fuzz", v, text, containers, []string{key}, false)
 	})
 }
 
@@ -325,17 +353,13 @@ func TestFindsPatch(t *testing.T) {
 	for i := range 2 * probeNodes {
 		items = append(items, map[string]any{"id": float64(i), "k": map[string]any{"id": "x"}})
 	}
-	text, err := json.Marshal(map[string]any{"data": map[string]any{"items": items}})
+	in, err := json.Marshal(map[string]any{"data": map[string]any{"items": items}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := &dom.JSONIndex{}
-	doc, err := dom.ScriptJSONIndexed(text, startOfText, ix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc, text := decode(t, in)
 	fs := NewFinds()
-	fs.Add(ix)
+	fs.Add(doc, text)
 	set := New()
 	for _, code := range []string{`findAll(doc.data, "id")`, `find(doc.data, "id")`, `find(doc.data.items, "k")`, `len(findAll(doc, "missing"))`, `find([1, 5], # > 3)`} {
 		plain, err := expr.Compile(code, append(set.Options(), expr.Env(map[string]any{"doc": doc}))...)
