@@ -106,7 +106,7 @@ func (fs *Finds) find(v, key any, all bool) []any {
 		if !d.done {
 			d.done = true
 			if jx := dom.IndexJSON(d.text, d.v); jx != nil {
-				d.ix = &findIndex{nodes: jx.Nodes, byKey: map[string][]int32{}}
+				d.ix = &findIndex{JSONIndex: jx, byKey: map[string][]int32{}}
 			}
 			d.text = nil
 		}
@@ -122,7 +122,7 @@ func (fs *Finds) find(v, key any, all bool) []any {
 
 // findIndex is a registered document: its nodes, and the positions of the keys searched so far.
 type findIndex struct {
-	nodes []dom.JSONNode
+	*dom.JSONIndex
 	// byKey holds, per key searched so far, the positions of the members under it with a non-nil
 	// value, in pre-order.
 	byKey map[string][]int32
@@ -147,26 +147,26 @@ func (ix *findIndex) locate(v any) int32 {
 	if p == nil || n == 0 {
 		return -1
 	}
-	for i := range ix.nodes {
-		if q, m, l := identity(ix.nodes[i].Val); q == p && m == n && l == list {
+	for i := range ix.Nodes {
+		if q, m, l := identity(ix.Nodes[i].Val); q == p && m == n && l == list {
 			return int32(i)
 		}
 	}
 	return -1
 }
 
-// find answers findKey(nodes[at].Val, key, all).
+// find answers findKey(Nodes[at].Val, key, all).
 func (ix *findIndex) find(at int32, key string, all bool) []any {
 	pos, ok := ix.byKey[key]
 	if !ok {
-		for i := range ix.nodes {
-			if n := &ix.nodes[i]; n.Member && n.Val != nil && n.Key == key {
+		for i := range ix.Nodes {
+			if n := &ix.Nodes[i]; n.Member && !n.Null && n.Key == key {
 				pos = append(pos, int32(i))
 			}
 		}
 		ix.byKey[key] = pos
 	}
-	end := ix.nodes[at].End
+	end := ix.Nodes[at].End
 	lo := sort.Search(len(pos), func(i int) bool { return pos[i] > at })
 	hi := sort.Search(len(pos), func(i int) bool { return pos[i] >= end })
 	if lo >= hi {
@@ -180,7 +180,7 @@ func (ix *findIndex) find(at int32, key string, all bool) []any {
 				best = h
 			}
 		}
-		return []any{ix.nodes[best].Val}
+		return []any{ix.Value(best)}
 	}
 	if !slices.IsSortedFunc(hits, ix.cmp) {
 		hits = slices.Clone(hits)
@@ -188,7 +188,7 @@ func (ix *findIndex) find(at int32, key string, all bool) []any {
 	}
 	out := make([]any, len(hits))
 	for i, h := range hits {
-		out[i] = ix.nodes[h].Val
+		out[i] = ix.Value(h)
 	}
 	return out
 }
@@ -205,7 +205,7 @@ func (ix *findIndex) cmp(a, b int32) int {
 
 func (ix *findIndex) depth(a int32) int {
 	d := 0
-	for ; ix.nodes[a].Parent >= 0; a = ix.nodes[a].Parent {
+	for ; ix.Nodes[a].Parent >= 0; a = ix.Nodes[a].Parent {
 		d++
 	}
 	return d
@@ -214,27 +214,27 @@ func (ix *findIndex) depth(a int32) int {
 // before reports whether the walk meets node a before node b (a != b): a node before what is
 // nested in it, list items in order, map entries in key order.
 func (ix *findIndex) before(a, b int32) bool {
-	if a < b && b < ix.nodes[a].End {
+	if a < b && b < ix.Nodes[a].End {
 		return true
 	}
-	if b < a && a < ix.nodes[b].End {
+	if b < a && a < ix.Nodes[b].End {
 		return false
 	}
 	// Neither is nested in the other: climb to the children of their deepest common ancestor.
 	da, db := ix.depth(a), ix.depth(b)
 	for ; da > db; da-- {
-		a = ix.nodes[a].Parent
+		a = ix.Nodes[a].Parent
 	}
 	for ; db > da; db-- {
-		b = ix.nodes[b].Parent
+		b = ix.Nodes[b].Parent
 	}
-	for ix.nodes[a].Parent != ix.nodes[b].Parent {
-		a, b = ix.nodes[a].Parent, ix.nodes[b].Parent
+	for ix.Nodes[a].Parent != ix.Nodes[b].Parent {
+		a, b = ix.Nodes[a].Parent, ix.Nodes[b].Parent
 	}
-	if _, list := ix.nodes[ix.nodes[a].Parent].Val.([]any); list {
+	if _, list := ix.Nodes[ix.Nodes[a].Parent].Val.([]any); list {
 		return a < b
 	}
-	return strings.Compare(ix.nodes[a].Key, ix.nodes[b].Key) < 0
+	return strings.Compare(ix.Nodes[a].Key, ix.Nodes[b].Key) < 0
 }
 
 // FindsPatch rewrites the calls find(v, "key") (once findPatch made it $find) and findAll(v, key)

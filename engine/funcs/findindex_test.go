@@ -59,7 +59,7 @@ func checkIndexed(t *testing.T, name string, v any, text []byte, roots func(*dom
 	if len(fs.docs) != 1 {
 		t.Fatalf("%s: not registered", name)
 	}
-	doc := &findIndex{nodes: ix.Nodes, byKey: map[string][]int32{}}
+	doc := &findIndex{JSONIndex: ix, byKey: map[string][]int32{}}
 	for i, at := range roots(ix) {
 		// Finds' own path (probe, locate) for the first roots: locating scans the document.
 		viaFinds := i < 2 || allKeys
