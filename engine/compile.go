@@ -14,6 +14,7 @@ import (
 
 	"asa/engine/diag"
 	"asa/engine/errcode"
+	"asa/engine/funcs"
 	"asa/engine/sitedef"
 	"asa/engine/xpatheval"
 )
@@ -46,6 +47,8 @@ type compiler struct {
 	steps  map[string]int
 	// via is what the file extends, when it was resolved from a base.
 	via *sitedef.BaseRef
+	// searches is set when an expression may call find or findAll (see Plan.indexJSON).
+	searches *bool
 }
 
 func (c *compiler) errAt(ptr any, format string, args ...any) {
@@ -116,6 +119,9 @@ func exprMsg(err error) string {
 }
 
 func (c *compiler) compileExpr(code string, asBool bool) (*vm.Program, error) {
+	if c.searches != nil && strings.Contains(code, "find") {
+		*c.searches = true
+	}
 	if c.envKey == "" {
 		c.envKey = envKey(c.env)
 	}
@@ -306,12 +312,12 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	siteEnv["src"] = types.Map{types.Extra: types.Any}
 	siteEnv["fields"] = types.Map{types.Extra: types.Any}
 	p.want = xpatheval.NewWant()
-	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, cut: site.Cut, diags: &diags, steps: map[string]int{}, via: site.Base}
+	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, cut: site.Cut, diags: &diags, steps: map[string]int{}, via: site.Base, searches: &p.indexJSON}
 	s.Request.Headers.Each(func(k string, v *string) {
 		p.siteHeaders = append(p.siteHeaders, kvTemplate{key: k, val: sc.template(v, "header "+k)})
 	})
 
-	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, cut: ep.Cut, diags: &diags, steps: map[string]int{}, via: ep.Base}
+	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, cut: ep.Cut, diags: &diags, steps: map[string]int{}, via: ep.Base, searches: &p.indexJSON}
 	if d.Kind != "endpoint" {
 		c.errAt(&d.Kind, "kind must be endpoint")
 	}
@@ -870,6 +876,9 @@ func planEnv(d *sitedef.Endpoint) types.Map {
 		"items":  types.Array(types.Any),
 		"page":   types.Map{"number": types.Int, "cursor": types.Any},
 		"base":   types.String,
+		// The run's indexes for find and findAll, which FindsPatch passes them: no sitedef can
+		// name it.
+		funcs.FindsVar: types.Any,
 	}
 }
 

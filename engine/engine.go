@@ -116,6 +116,9 @@ func (e *Engine) compileExpr(code string, env types.Map, envKey string, asBool b
 		*c = *e.exprConf
 		c.NtCache = nature.Cache{}
 	}, expr.Env(env), expr.Patch(memberPatch{env})}
+	if _, ok := env[funcs.FindsVar]; ok {
+		opts = append(opts, expr.Patch(funcs.FindsPatch{}))
+	}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}

@@ -37,6 +37,10 @@ type Plan struct {
 	defDomain   string
 	domainParam string
 	want        *xpatheval.Want // what the indexed XPaths need from each document
+	// indexJSON: an expression may call find or findAll (its text names one), so script JSON
+	// sources are registered, with their text, for an index that answers those searches (see
+	// funcs.Finds).
+	indexJSON bool
 }
 
 type param struct {

@@ -18,6 +18,7 @@ import (
 
 	"asa/engine/dom"
 	"asa/engine/errcode"
+	"asa/engine/funcs"
 	"asa/engine/universal"
 	"asa/engine/xpatheval"
 )
@@ -108,6 +109,8 @@ type run struct {
 	warnings  []string
 	prevItems []any
 	xp        *xpatheval.Evaluator
+	// finds indexes the run's decoded sources for find and findAll (env[funcs.FindsVar]).
+	finds *funcs.Finds
 	// baseURL is env["base"] (baseSrc) parsed, once baseDone: see base.
 	baseSrc  string
 	baseURL  *url.URL
@@ -216,7 +219,7 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 func (p *Plan) newRun(ctx context.Context, params Params, f Fetcher, pageIdx int, page map[string]any) *run {
 	r := &run{plan: p, ctx: ctx, fetcher: f, params: params, pageIdx: pageIdx,
 		vars: map[string]any{}, src: map[string]any{}, stepsEnv: map[string]any{},
-		results: make([]*stepResult, len(p.steps)), xp: xpatheval.NewEvaluator(p.want)}
+		results: make([]*stepResult, len(p.steps)), xp: xpatheval.NewEvaluator(p.want), finds: funcs.NewFinds()}
 	dom := p.domains[p.defDomain]
 	if p.domainParam != "" {
 		if d, ok := params[p.domainParam].(string); ok {
@@ -239,6 +242,8 @@ func (p *Plan) newRun(ctx context.Context, params Params, f Fetcher, pageIdx int
 		"items":  []any{},
 		"page":   page,
 		"base":   "",
+		// Hidden: find and findAll calls pass it (funcs.FindsPatch).
+		funcs.FindsVar: r.finds,
 	}
 	return r
 }
@@ -596,8 +601,15 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.scriptJSON != nil:
 			if i := src.scriptJSON.Start(sr.body); i >= 0 {
-				if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Fast()); err == nil {
+				if !r.plan.indexJSON {
+					if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Fast()); err == nil {
+						v = x
+					}
+				} else if x, text, err := dom.ScriptJSONText(sr.body[i:], src.scriptJSON.Fast()); err == nil {
 					v = x
+					// Decoded here and never changed (sources are read only): a search may
+					// index it.
+					r.finds.Add(x, text)
 				}
 			}
 		case src.mainText:

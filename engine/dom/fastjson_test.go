@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"math"
@@ -91,6 +92,135 @@ func checkFastJSON(t *testing.T, in []byte) {
 	if !sameJSON(v, want) {
 		t.Fatalf("%q: %#v, want %#v", in, v, want)
 	}
+	checkJSONIndex(t, in, v)
+}
+
+// checkJSONIndex fails when IndexJSON does not lay v, decoded from in, out in pre-order: each
+// node its parent's member or element, what is nested in it right after it, and every member and
+// every object or array element there; or lays it out when an object repeats a key.
+func checkJSONIndex(t *testing.T, in []byte, v any) {
+	t.Helper()
+	ix := IndexJSON(in, v)
+	if ix == nil {
+		// Only a repeated key may stop it: the same text without repeats has its index.
+		if !repeatsKey(in) {
+			t.Fatalf("%q: no index", in)
+		}
+		return
+	}
+	var want []JSONNode
+	repeated := false
+	var walk func(v any, key string, member bool, parent int32)
+	walk = func(v any, key string, member bool, parent int32) {
+		at := int32(len(want))
+		want = append(want, JSONNode{Key: key, Val: v, Parent: parent, Member: member})
+		switch x := v.(type) {
+		case map[string]any:
+			// In the text's order, which the decoder follows: the keys in order of appearance.
+			keys := objectKeys(ix, at)
+			distinct := map[string]bool{}
+			for _, k := range keys {
+				if _, ok := x[k]; !ok || distinct[k] {
+					repeated = true // or a key that is not the object's: the check below fails
+				}
+				distinct[k] = true
+			}
+			if len(keys) != len(x) || repeated {
+				repeated = true
+				return
+			}
+			for _, k := range keys {
+				walk(x[k], k, true, at)
+			}
+		case []any:
+			for _, e := range x {
+				switch e.(type) {
+				case map[string]any, []any:
+					walk(e, "", false, at)
+				}
+			}
+		}
+		want[at].End = int32(len(want))
+	}
+	walk(v, "", false, -1)
+	if repeated || len(ix.Nodes) != len(want) {
+		t.Fatalf("%q: %d nodes, want %d (keys not the objects' own: %v)", in, len(ix.Nodes), len(want), repeated)
+	}
+	for i := range want {
+		g, w := ix.Nodes[i], want[i]
+		_, obj := w.Val.(map[string]any)
+		_, list := w.Val.([]any)
+		if w.Member && !obj && !list {
+			// A scalar member: its value read off its object (Value).
+			if g.Val != nil || g.Null != (w.Val == nil) {
+				t.Fatalf("%q: node %d (a scalar member) is %+v", in, i, g)
+			}
+		} else if !sameJSON(g.Val, w.Val) || g.Null {
+			t.Fatalf("%q: node %d is %+v, want %+v", in, i, g, w)
+		}
+		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || !sameJSON(ix.Value(int32(i)), w.Val) {
+			t.Fatalf("%q: node %d is %+v (value %v), want %+v", in, i, g, ix.Value(int32(i)), w)
+		}
+	}
+}
+
+// repeatsKey reports whether the JSON text in has an object that repeats a key:
+// encoding/json's token stream counts each object's members against its map.
+func repeatsKey(in []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(in))
+	type frame struct {
+		keys    map[string]bool
+		isObj   bool
+		wantKey bool
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch x := tok.(type) {
+		case json.Delim:
+			switch x {
+			case '{':
+				stack = append(stack, frame{keys: map[string]bool{}, isObj: true, wantKey: true})
+				continue
+			case '[':
+				stack = append(stack, frame{})
+				continue
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].isObj && stack[n-1].wantKey {
+				if stack[n-1].keys[x] {
+					return true
+				}
+				stack[n-1].keys[x] = true
+				stack[n-1].wantKey = false
+				continue
+			}
+		}
+		if n := len(stack); n > 0 && stack[n-1].isObj {
+			stack[n-1].wantKey = true
+		}
+	}
+}
+
+// objectKeys returns the keys of the members of the object at node at of ix, in the index's order
+// (the text's, which a map does not keep); checkJSONIndex checks they are the object's keys, once
+// each.
+func objectKeys(ix *JSONIndex, at int32) []string {
+	var keys []string
+	if int(at) >= len(ix.Nodes) {
+		return nil
+	}
+	for i := at + 1; i < ix.Nodes[at].End && int(i) < len(ix.Nodes); i = max(ix.Nodes[i].End, i+1) {
+		if ix.Nodes[i].Parent == at {
+			keys = append(keys, ix.Nodes[i].Key)
+		}
+	}
+	return keys
 }
 
 // sameJSON is reflect.DeepEqual that also tells negative zero from zero.

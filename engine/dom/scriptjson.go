@@ -49,6 +49,11 @@ type Marker interface {
 // work is linear in len(body) by construction. No page of the corpus has a single failed try for
 // the markers the sitedefs use.
 func ScriptJSON(body []byte, marker Marker) (any, error) {
+	return scriptJSON(body, marker, nil)
+}
+
+// scriptJSON is ScriptJSON; when text is not nil, it is set to the JSON text of the value.
+func scriptJSON(body []byte, marker Marker, text *[]byte) (any, error) {
 	if marker == nil || marker == (*regexp.Regexp)(nil) {
 		return nil, errNoMarker
 	}
@@ -60,7 +65,7 @@ func ScriptJSON(body []byte, marker Marker) (any, error) {
 			break
 		}
 		start, end := pos+loc[0], pos+loc[1]
-		v, found, err := valueAfter(body, end)
+		v, found, err := valueAfter(body, end, text)
 		if found && err == nil {
 			return v, nil
 		}
@@ -80,7 +85,7 @@ func ScriptJSON(body []byte, marker Marker) (any, error) {
 }
 
 // valueAfter looks for a JSON value starting within scanWindow bytes of body[i:].
-func valueAfter(body []byte, i int) (v any, found bool, err error) {
+func valueAfter(body []byte, i int, text *[]byte) (v any, found bool, err error) {
 	prev := byte(0) // the last non-space byte before the current one
 	for j := i - 1; j >= 0; j-- {
 		if !isASCIISpace(body[j]) {
@@ -95,7 +100,7 @@ func valueAfter(body []byte, i int) (v any, found bool, err error) {
 		case ' ', '\t', '\n', '\r', '\f':
 			continue
 		case '{', '[':
-			v, err := decodeBalanced(body[j:])
+			v, err := decodeBalanced(body[j:], text)
 			return v, true, err
 		case ';', '<':
 			return nil, false, nil
@@ -112,7 +117,7 @@ func valueAfter(body []byte, i int) (v any, found bool, err error) {
 				k++
 			}
 			if k < len(s) && (s[k] == '{' || s[k] == '[') {
-				v, err := decodeBalanced(s[k:])
+				v, err := decodeBalanced(s[k:], text)
 				return v, true, err
 			}
 			j += n - 1
@@ -122,12 +127,16 @@ func valueAfter(body []byte, i int) (v any, found bool, err error) {
 	return nil, false, nil
 }
 
-func decodeBalanced(b []byte) (any, error) {
+func decodeBalanced(b []byte, text *[]byte) (any, error) {
 	end, err := balancedEnd(b)
 	if err != nil {
 		return nil, err
 	}
-	return unmarshal(b[:end])
+	v, err := unmarshal(b[:end])
+	if err == nil && text != nil {
+		*text = b[:end]
+	}
+	return v, err
 }
 
 // readJSString reads the JavaScript string literal that b starts with (quote ", ' or `) and

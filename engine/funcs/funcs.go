@@ -85,6 +85,34 @@ func (s *Set) Options() []expr.Option {
 		f := &builtin.Function{Name: d.name, Func: d.fn, Validate: validator(d.name, d.types)}
 		opts = append(opts, func(c *conf.Config) { c.Functions[key] = f })
 	}
+	// find and findAll with the run's Finds (see FindsPatch): the calls are checked as the
+	// two-argument ones are, the third argument being the environment's.
+	findsSig := []any{new(func(any, string, any) any)}
+	findIn := &builtin.Function{Name: hiddenFindIn, Validate: validator("find", findsSig), Func: func(args ...any) (any, error) {
+		if err := arity("find", args, 3, 3); err != nil {
+			return nil, err
+		}
+		fs, _ := args[2].(*Finds)
+		if r := fs.find(args[0], args[1], false); len(r) > 0 {
+			return r[0], nil
+		}
+		return nil, nil
+	}}
+	findAllIn := &builtin.Function{Name: hiddenFindAllIn, Validate: validator("findAll", findsSig), Func: func(args ...any) (any, error) {
+		if err := arity("findAll", args, 3, 3); err != nil {
+			return nil, err
+		}
+		fs, _ := args[2].(*Finds)
+		r := fs.find(args[0], args[1], true)
+		if r == nil {
+			r = []any{}
+		}
+		return r, nil
+	}}
+	opts = append(opts, func(c *conf.Config) {
+		c.Functions[hiddenFindIn] = findIn
+		c.Functions[hiddenFindAllIn] = findAllIn
+	})
 	opts = append(opts, expr.Patch(findPatch{}), func(c *conf.Config) {
 		c.Visitors = append(c.Visitors, &patternPatch{set: s, config: c})
 	})

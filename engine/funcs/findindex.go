@@ -1,0 +1,268 @@
+package funcs
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/expr-lang/expr/ast"
+
+	"asa/engine/dom"
+)
+
+// A big embedded JSON (YouTube's ytInitialData: some 18,000 maps) is searched by several find
+// and findAll calls of one run, each over most of the document and each for another key; each
+// walks the whole subtree, map by map, to find a handful of matches. Finds answers those calls
+// from the document's dom.JSONIndex instead, laid out in pre-order from the document's text (when
+// the first search too big to walk comes): a key's matches below a node are then a binary search
+// of the key's positions, put in the walk's order (map keys sorted) by comparing their paths.
+//
+// Only documents the engine registers are searched so: decoded sources, which nothing changes
+// once decoded (a map the run builds, such as fields, grows while the run goes on).
+
+// FindsVar is the environment name under which the engine passes a run's *Finds; '$' keeps a
+// sitedef from naming it (the parser reads no identifier starting with it but $env).
+const FindsVar = "$finds"
+
+// Hidden names of find and findAll taking the run's *Finds as a third argument; FindsPatch
+// produces the calls.
+const (
+	hiddenFindIn    = "$findIn"
+	hiddenFindAllIn = "$findAllIn"
+)
+
+// probeNodes is how many nodes a search walks before it turns to an index: a small subtree (a
+// list item's metadata, a video's chapters) is cheaper to walk than to index the document for,
+// and walking it first costs a big search little.
+const probeNodes = 2048
+
+// Finds is one run's indexed documents. A run is one goroutine: Finds is not safe for concurrent
+// use.
+type Finds struct {
+	docs []*findDoc
+}
+
+// findDoc is a registered document, indexed when a search first needs it.
+type findDoc struct {
+	v    any
+	text []byte
+	ix   *findIndex // nil until indexed, or when the text and v do not pair (see dom.IndexJSON)
+	done bool       // indexing was tried
+}
+
+// NewFinds returns an empty set of documents, for one run.
+func NewFinds() *Finds { return &Finds{} }
+
+// Add registers v, decoded from the JSON text text. Neither may change afterwards.
+func (fs *Finds) Add(v any, text []byte) {
+	// A value takes a byte of text at least and a separator from the next: a text this short
+	// holds no more values than a search may visit, so no search of it runs out of budget.
+	if len(text) > 2*findBudget-1 {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return
+		}
+	case []any:
+		if len(x) == 0 {
+			return
+		}
+	default:
+		return
+	}
+	fs.docs = append(fs.docs, &findDoc{v: v, text: text})
+}
+
+// find is findKey(v, key, all), answered from an index when v is a big subtree of a registered
+// document.
+func (fs *Finds) find(v, key any, all bool) []any {
+	k, ok := key.(string)
+	if !ok {
+		return nil
+	}
+	if fs == nil || len(fs.docs) == 0 {
+		return findKey(v, k, all)
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+	default:
+		return findKey(v, k, all)
+	}
+	f := finder{key: k, budget: probeNodes}
+	if all {
+		if f.collect(v, 0) {
+			return f.out
+		}
+	} else {
+		f.first(v, 0)
+		if f.budget >= 0 && !f.tooDeep {
+			return f.out
+		}
+	}
+	for _, d := range fs.docs {
+		if !d.done {
+			d.done = true
+			if jx := dom.IndexJSON(d.text, d.v); jx != nil {
+				d.ix = &findIndex{JSONIndex: jx, byKey: map[string][]int32{}}
+			}
+			d.text = nil
+		}
+		if d.ix == nil {
+			continue
+		}
+		if at := d.ix.locate(v); at >= 0 {
+			return d.ix.find(at, k, all)
+		}
+	}
+	return findKey(v, k, all)
+}
+
+// findIndex is a registered document: its nodes, and the positions of the keys searched so far.
+type findIndex struct {
+	*dom.JSONIndex
+	// byKey holds, per key searched so far, the positions of the members under it with a non-nil
+	// value, in pre-order.
+	byKey map[string][]int32
+}
+
+// identity tells a map or list of the document from any other value: a map's pointer, a list's
+// first element (with its length, which locate compares too: two lists with the same first
+// element and length hold the same items, whose searches answer the same).
+func identity(v any) (p unsafe.Pointer, n int, list bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		return *(*unsafe.Pointer)(unsafe.Pointer(&x)), len(x), false
+	case []any:
+		return unsafe.Pointer(unsafe.SliceData(x)), len(x), true
+	}
+	return nil, 0, false
+}
+
+// locate returns v's position, or -1 when v is not a non-empty map or list of the document.
+func (ix *findIndex) locate(v any) int32 {
+	p, n, list := identity(v)
+	if p == nil || n == 0 {
+		return -1
+	}
+	for i := range ix.Nodes {
+		if q, m, l := identity(ix.Nodes[i].Val); q == p && m == n && l == list {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// find answers findKey(Nodes[at].Val, key, all).
+func (ix *findIndex) find(at int32, key string, all bool) []any {
+	pos, ok := ix.byKey[key]
+	if !ok {
+		for i := range ix.Nodes {
+			if n := &ix.Nodes[i]; n.Member && !n.Null && n.Key == key {
+				pos = append(pos, int32(i))
+			}
+		}
+		ix.byKey[key] = pos
+	}
+	end := ix.Nodes[at].End
+	lo := sort.Search(len(pos), func(i int) bool { return pos[i] > at })
+	hi := sort.Search(len(pos), func(i int) bool { return pos[i] >= end })
+	if lo >= hi {
+		return nil
+	}
+	hits := pos[lo:hi]
+	if !all {
+		best := hits[0]
+		for _, h := range hits[1:] {
+			if ix.before(h, best) {
+				best = h
+			}
+		}
+		return []any{ix.Value(best)}
+	}
+	if !slices.IsSortedFunc(hits, ix.cmp) {
+		hits = slices.Clone(hits)
+		slices.SortFunc(hits, ix.cmp)
+	}
+	out := make([]any, len(hits))
+	for i, h := range hits {
+		out[i] = ix.Value(h)
+	}
+	return out
+}
+
+func (ix *findIndex) cmp(a, b int32) int {
+	switch {
+	case a == b:
+		return 0
+	case ix.before(a, b):
+		return -1
+	}
+	return 1
+}
+
+func (ix *findIndex) depth(a int32) int {
+	d := 0
+	for ; ix.Nodes[a].Parent >= 0; a = ix.Nodes[a].Parent {
+		d++
+	}
+	return d
+}
+
+// before reports whether the walk meets node a before node b (a != b): a node before what is
+// nested in it, list items in order, map entries in key order.
+func (ix *findIndex) before(a, b int32) bool {
+	if a < b && b < ix.Nodes[a].End {
+		return true
+	}
+	if b < a && a < ix.Nodes[b].End {
+		return false
+	}
+	// Neither is nested in the other: climb to the children of their deepest common ancestor.
+	da, db := ix.depth(a), ix.depth(b)
+	for ; da > db; da-- {
+		a = ix.Nodes[a].Parent
+	}
+	for ; db > da; db-- {
+		b = ix.Nodes[b].Parent
+	}
+	for ix.Nodes[a].Parent != ix.Nodes[b].Parent {
+		a, b = ix.Nodes[a].Parent, ix.Nodes[b].Parent
+	}
+	if _, list := ix.Nodes[ix.Nodes[a].Parent].Val.([]any); list {
+		return a < b
+	}
+	return strings.Compare(ix.Nodes[a].Key, ix.Nodes[b].Key) < 0
+}
+
+// FindsPatch rewrites the calls find(v, "key") (once findPatch made it $find) and findAll(v, key)
+// into their versions that take the run's Finds. The engine applies it to the expressions of an
+// environment that declares FindsVar.
+type FindsPatch struct{}
+
+func (FindsPatch) Visit(n *ast.Node) {
+	c, ok := (*n).(*ast.CallNode)
+	if !ok || len(c.Arguments) != 2 {
+		return
+	}
+	id, ok := c.Callee.(*ast.IdentifierNode)
+	if !ok {
+		return
+	}
+	var name string
+	switch id.Value {
+	case hiddenFind:
+		name = hiddenFindIn
+	case "findAll":
+		name = hiddenFindAllIn
+	default:
+		return
+	}
+	callee := &ast.IdentifierNode{Value: name}
+	callee.SetLocation(c.Location())
+	fs := &ast.IdentifierNode{Value: FindsVar}
+	fs.SetLocation(c.Location())
+	ast.Patch(n, &ast.CallNode{Callee: callee, Arguments: []ast.Node{c.Arguments[0], c.Arguments[1], fs}})
+}
