@@ -437,8 +437,8 @@ func index[T input](s T, lit string) int {
 	panic("unreachable")
 }
 
-// htmlByteRank is the frequency rank of bytes in HTML pages (higher is more common), as
-// xpatheval's Literal has it; bytes not listed (controls, non-ASCII) are rarest.
+// htmlByteRank is the frequency rank of bytes in HTML pages (higher is more common), measured on
+// marketplace, search-engine, news and video pages; bytes not listed (controls, non-ASCII) are rarest.
 var htmlByteRank = func() [256]uint8 {
 	var r [256]uint8
 	common := "ea tionsrdl-cp\"um.x0g:b2hfv,3\\w1_=A;/yk\n5{}64><)(8CE97BjTISzDFPLQMURNq#OVHGYKW&XZJ%'+][!|?$@*~\t"
@@ -447,6 +447,10 @@ var htmlByteRank = func() [256]uint8 {
 	}
 	return r
 }()
+
+// HTMLByteRank is how common c is in HTML pages (higher is more common): a search for a needle
+// anchored on its lowest-ranked byte stops at few places of a page.
+func HTMLByteRank(c byte) uint8 { return htmlByteRank[c] }
 
 func rarests(lits []string) []int {
 	out := make([]int, len(lits))

@@ -15,17 +15,6 @@ import (
 // compare), which skips almost all of the body; a regular expression with a literal prefix first
 // jumps to the prefix's first occurrence the same way.
 
-// htmlByteRank is the frequency rank of bytes in HTML pages (higher is more common), measured on
-// marketplace, search-engine, news and video pages; bytes not listed (controls, non-ASCII) are rarest.
-var htmlByteRank = func() [256]uint8 {
-	var r [256]uint8
-	common := "ea tionsrdl-cp\"um.x0g:b2hfv,3\\w1_=A;/yk\n5{}64><)(8CE97BjTISzDFPLQMURNq#OVHGYKW&XZJ%'+][!|?$@*~\t"
-	for i := 0; i < len(common); i++ {
-		r[common[i]] = uint8(255 - i)
-	}
-	return r
-}()
-
 // Literal is a byte string searched by its rarest byte.
 type Literal struct {
 	s    []byte
@@ -39,7 +28,7 @@ func NewLiteral(s string) *Literal {
 	}
 	l := &Literal{s: []byte(s)}
 	for i := 1; i < len(s); i++ {
-		if htmlByteRank[s[i]] < htmlByteRank[s[l.rare]] {
+		if regexfast.HTMLByteRank(s[i]) < regexfast.HTMLByteRank(s[l.rare]) {
 			l.rare = i
 		}
 	}
@@ -126,7 +115,7 @@ type rareString struct {
 func newRareString(s string) rareString {
 	r := rareString{s: s}
 	for i := 1; i < len(s); i++ {
-		if htmlByteRank[s[i]] < htmlByteRank[s[r.rare]] {
+		if regexfast.HTMLByteRank(s[i]) < regexfast.HTMLByteRank(s[r.rare]) {
 			r.rare = i
 		}
 	}
