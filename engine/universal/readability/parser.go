@@ -749,10 +749,12 @@ func (ps *Parser) textSimilarity(textA, textB string) float64 {
 }
 
 // isValidByline determines if a node is used as byline.
-func (ps *Parser) isValidByline(node *html.Node, matchString string) bool {
+// matchNUL is the node's class and id as grabArticle joins them, ended with a null (re2go's
+// matchers' terminator).
+func (ps *Parser) isValidByline(node *html.Node, matchNUL string) bool {
 	rel := dom.GetAttribute(node, "rel")
 	itemprop := dom.GetAttribute(node, "itemprop")
-	return rel == "author" || strings.Contains(itemprop, "author") || re2go.IsByline(matchString)
+	return rel == "author" || strings.Contains(itemprop, "author") || re2go.IsBylineNUL(matchNUL)
 }
 
 // getNodeAncestors gets the node's direct parent and grandparents.
@@ -814,7 +816,8 @@ func (ps *Parser) grabArticle() *html.Node {
 
 	grabLoop:
 		for node != nil {
-			matchString := dom.ClassName(node) + " " + dom.ID(node)
+			// The matchers read up to a terminating null: one string with it serves them all.
+			matchNUL := dom.ClassName(node) + " " + dom.ID(node) + "\x00"
 
 			if dom.TagName(node) == "html" {
 				ps.articleLang = dom.GetAttribute(node, "lang")
@@ -837,7 +840,7 @@ func (ps *Parser) grabArticle() *html.Node {
 
 			// Check to see if this node is a byline, and remove it if
 			// it is true.
-			if ps.articleByline == "" && ps.isValidByline(node, matchString) {
+			if ps.articleByline == "" && ps.isValidByline(node, matchNUL) {
 				// Find child node matching [itemprop="name"] and use that if it exists for a more
 				// accurate author name byline
 				endOfSearchMarkerNode := ps.getNextNode(node, true)
@@ -874,8 +877,8 @@ func (ps *Parser) grabArticle() *html.Node {
 			nodeTagName := dom.TagName(node)
 			if ps.flags.stripUnlikelys {
 				if nodeTagName != "body" && nodeTagName != "a" &&
-					re2go.IsUnlikelyCandidates(matchString) &&
-					!re2go.MaybeItsACandidate(matchString) &&
+					re2go.IsUnlikelyCandidatesNUL(matchNUL) &&
+					!re2go.MaybeItsACandidateNUL(matchNUL) &&
 					!ps.hasAncestorTag(node, "table", 3, nil) &&
 					!ps.hasAncestorTag(node, "code", 3, nil) {
 					passLogger.Debug("removing unlikely candidate", slog.Any("node", inspectNode(node)))

@@ -2,10 +2,11 @@
 package re2go
 
 // Original pattern: (?i)byline|author|dateline|writtenby|p-author
-func IsByline(input string) bool {
+// IsBylineNUL reports whether input matches up to its last byte, the terminating null
+// the caller appended: the caller builds its input anyway, so the matcher does not copy it.
+func IsBylineNUL(input string) bool {
 	var cursor, marker int
-	input += string(rune(0)) // add terminating null
-	limit := len(input) - 1  // limit points at the terminating null
+	limit := len(input) - 1 // limit points at the terminating null
 	_ = marker
 
 	for {

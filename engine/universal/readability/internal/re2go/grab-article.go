@@ -2,10 +2,11 @@
 package re2go
 
 // Original pattern: (?i)-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote
-func IsUnlikelyCandidates(input string) bool {
+// IsUnlikelyCandidatesNUL reports whether input matches up to its last byte, the terminating null
+// the caller appended: the caller builds its input anyway, so the matcher does not copy it.
+func IsUnlikelyCandidatesNUL(input string) bool {
 	var cursor, marker int
-	input += string(rune(0)) // add terminating null
-	limit := len(input) - 1  // limit points at the terminating null
+	limit := len(input) - 1 // limit points at the terminating null
 	_ = marker
 
 	for {
@@ -1666,10 +1667,11 @@ func IsUnlikelyCandidates(input string) bool {
 }
 
 // Original pattern: (?i)and|article|body|column|content|main|mathjax|shadow
-func MaybeItsACandidate(input string) bool {
+// MaybeItsACandidateNUL reports whether input matches up to its last byte, the terminating null
+// the caller appended: the caller builds its input anyway, so the matcher does not copy it.
+func MaybeItsACandidateNUL(input string) bool {
 	var cursor, marker int
-	input += string(rune(0)) // add terminating null
-	limit := len(input) - 1  // limit points at the terminating null
+	limit := len(input) - 1 // limit points at the terminating null
 	_ = marker
 
 	for {
