@@ -1,6 +1,8 @@
 package dom
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -222,6 +224,16 @@ func (d *fastDecoder) str() (string, bool) {
 	ascii := true
 	b := d.b
 	for j := start; j < len(b); j++ {
+		// Eight bytes at a time while none needs a look (most of a long string's bytes), then
+		// byte by byte from the first that may: strings are most of the text.
+		for j+8 <= len(b) {
+			m := specialBytes(binary.LittleEndian.Uint64(b[j:]))
+			if m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
 		for j < len(b) && plainASCII[b[j]] {
 			j++
 		}
@@ -245,6 +257,16 @@ func (d *fastDecoder) str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// specialBytes has the high bit of each byte of v (eight bytes of text, the first lowest) that is
+// not plainASCII set, but for bytes above the lowest such one, which may be set or not (a borrow
+// of the subtractions carries upwards): the lowest set bit tells the first byte to look at.
+func specialBytes(v uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := v ^ ('"' * ones)
+	bs := v ^ ('\\' * ones)
+	return ((q-ones)&^q | (bs-ones)&^bs | (v-' '*ones)&^v | v) & highs
 }
 
 // plainASCII is true for the bytes a string holds as they are and str has nothing to do about:

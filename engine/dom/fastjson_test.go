@@ -2,9 +2,11 @@ package dom
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io/fs"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -313,4 +315,48 @@ func TestDecodeFastOnCorpus(t *testing.T) {
 		t.Errorf("decodeFast took %d of %d valid JSON texts of the corpus, want 90%%", taken, total)
 	}
 	t.Logf("decodeFast took %d of %d valid JSON texts", taken, total)
+}
+
+// specialBytes must point at the first byte of eight that is not plainASCII, whatever the bytes
+// around it: every byte value at every position, between plain bytes and after and before
+// special ones.
+func TestSpecialBytes(t *testing.T) {
+	fills := []byte{'a', ' ', '~', '"', '\\', 0, 0x1f, 0x80, 0xff}
+	for pos := range 8 {
+		for c := range 256 {
+			for _, before := range fills {
+				for _, after := range fills {
+					var w [8]byte
+					for i := range w {
+						switch {
+						case i < pos:
+							w[i] = 'x'
+						case i == pos:
+							w[i] = byte(c)
+						default:
+							w[i] = after
+						}
+					}
+					if pos > 0 {
+						w[pos-1] = before
+					}
+					want := 8
+					for i, b := range w {
+						if !plainASCII[b] {
+							want = i
+							break
+						}
+					}
+					m := specialBytes(binary.LittleEndian.Uint64(w[:]))
+					got := 8
+					if m != 0 {
+						got = bits.TrailingZeros64(m) >> 3
+					}
+					if got != want {
+						t.Fatalf("%q: first special byte %d, want %d", w, got, want)
+					}
+				}
+			}
+		}
+	}
 }
