@@ -35,11 +35,26 @@ func decodeFastString(s string) (v any, ok bool) {
 	return v, d.i == len(d.b)
 }
 
+// decodeFastPrefix is decodeFast of the object or array b starts with, which may be followed by
+// anything: it answers the value and the length of its text, so a caller that would otherwise scan
+// for the value's end first (balancedEnd) reads the text once. It refuses a value nested deeper
+// than MaxDepth, as balancedEnd does.
+func decodeFastPrefix(b []byte) (v any, n int, ok bool) {
+	s := string(b)
+	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
+	v, ok = d.value()
+	return v, d.i, ok
+}
+
 type fastDecoder struct {
 	s   string
 	b   []byte // d.s's bytes, never written
 	i   int
 	buf []byte // scratch for strings with escapes
+
+	// depth is the nesting of the object or array being decoded; past maxDepth, when it is not 0,
+	// the decoder refuses the text (its callers otherwise bound the nesting beforehand).
+	depth, maxDepth int
 
 	// The members of the objects and the elements of the arrays being decoded, a stack each: a
 	// map or slice is made when its value is complete, at its size, rather than grown.
@@ -113,11 +128,21 @@ func (d *fastDecoder) word(w string) bool {
 	return true
 }
 
+// enter counts a level of nesting, which is refused past d.maxDepth.
+func (d *fastDecoder) enter() bool {
+	d.depth++
+	return d.maxDepth == 0 || d.depth <= d.maxDepth
+}
+
 func (d *fastDecoder) object() (any, bool) {
+	if !d.enter() {
+		return nil, false
+	}
 	d.i++ // {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
+		d.depth--
 		return map[string]any{}, true
 	}
 	mark := len(d.members)
@@ -157,6 +182,7 @@ func (d *fastDecoder) object() (any, bool) {
 			}
 			clear(ms) // the stack does not keep values alive
 			d.members = d.members[:mark]
+			d.depth--
 			return m, true
 		default:
 			return nil, false
@@ -165,10 +191,14 @@ func (d *fastDecoder) object() (any, bool) {
 }
 
 func (d *fastDecoder) array() (any, bool) {
+	if !d.enter() {
+		return nil, false
+	}
 	d.i++ // [
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
+		d.depth--
 		return []any{}, true // [] is an empty slice, not nil, as encoding/json
 	}
 	mark := len(d.elems)
@@ -193,6 +223,7 @@ func (d *fastDecoder) array() (any, bool) {
 			copy(a, es)
 			clear(es)
 			d.elems = d.elems[:mark]
+			d.depth--
 			return a, true
 		default:
 			return nil, false

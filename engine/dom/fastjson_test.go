@@ -360,3 +360,55 @@ func TestSpecialBytes(t *testing.T) {
 		}
 	}
 }
+
+// decodeScriptValue answers what decodeBalanced does (value, text and error) for any text: the
+// value in a script, followed by "</script" or not, broken, too deep, cut by a "</script" inside
+// a string, or one the fast decoder leaves to encoding/json.
+var scriptValueCases = []string{
+	`{"a":[1,"b"]};</script>`,
+	`{"a":1}</script>{"b":2}`,
+	`[1,2] ; x = {"c":3}</script>`,
+	`{"a":1}`,
+	`{"a":"</script>"}</script>`,
+	`{"a":[1,}</script>`,
+	`{"a":"\ud83d\ude00"}</script>`,
+	`{"a":1</script>}`,
+	`{"a":{"b":[]}}}</script>`,
+	nested(MaxDepth) + `</script>`,
+	nested(MaxDepth+1) + `</script>`,
+	`[` + nested(MaxDepth) + `]</script>`,
+}
+
+func checkScriptValue(t *testing.T, in []byte) {
+	t.Helper()
+	var gotText, wantText []byte
+	got, gotErr := decodeScriptValue(in, &gotText)
+	want, wantErr := decodeBalanced(in, &wantText)
+	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Fatalf("%.80q: error %v, want %v", in, gotErr, wantErr)
+	}
+	if !sameJSON(got, want) || !bytes.Equal(gotText, wantText) {
+		t.Fatalf("%.80q: %.80v text %.80q, want %.80v text %.80q", in, got, gotText, want, wantText)
+	}
+}
+
+func TestDecodeScriptValue(t *testing.T) {
+	for _, in := range scriptValueCases {
+		checkScriptValue(t, []byte(in))
+	}
+}
+
+func FuzzDecodeScriptValue(f *testing.F) {
+	for _, in := range scriptValueCases {
+		f.Add([]byte(in))
+	}
+	for _, tt := range fastJSONCases {
+		f.Add([]byte(tt.in + "</script>"))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 || in[0] != '{' && in[0] != '[' {
+			return // the caller's values start so
+		}
+		checkScriptValue(t, in)
+	})
+}
