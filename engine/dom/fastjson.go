@@ -65,6 +65,39 @@ type fastDecoder struct {
 	// enumeration such as "USD" or "Product") is one allocation, not one per occurrence. A slot is
 	// chosen by length and end bytes; a string that is not in its slot replaces what is there.
 	recent [64]boxed
+
+	// The boxes of the strings, slices and numbers of the value are taken from chunks: boxing one
+	// by one is an allocation each, and a big value has thousands.
+	strs   chunk[string]
+	slices chunk[[]any]
+	floats chunk[float64]
+}
+
+// chunk hands out boxes (the data an any points to) from a slice allocated for many. A box is
+// written once, before the any that points to it exists, and never after: the values are what
+// any(x) would give. A box that is kept keeps its chunk alive, at most a few KB.
+type chunk[T any] struct {
+	free []T
+	n    int // the length of the last chunk: they grow, so a small value allocates little
+}
+
+// eface is the layout of an any: a type word and a pointer to the data.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+func (c *chunk[T]) box(x T) any {
+	if len(c.free) == 0 {
+		c.n = min(max(2*c.n, 8), 256)
+		c.free = make([]T, c.n)
+	}
+	p := &c.free[0]
+	*p = x
+	c.free = c.free[1:]
+	var zero T
+	v := any(zero) // T's type word; boxing a zero string, slice or float64 allocates nothing
+	(*eface)(unsafe.Pointer(&v)).data = unsafe.Pointer(p)
+	return v
 }
 
 type member struct {
@@ -224,7 +257,7 @@ func (d *fastDecoder) array() (any, bool) {
 			clear(es)
 			d.elems = d.elems[:mark]
 			d.depth--
-			return a, true
+			return d.slices.box(a), true
 		default:
 			return nil, false
 		}
@@ -235,12 +268,15 @@ func (d *fastDecoder) array() (any, bool) {
 // from d.recent when it is there.
 func (d *fastDecoder) strValue() (any, bool) {
 	s, ok := d.str()
-	if !ok || len(s) == 0 || len(s) > maxRecent {
+	if !ok || len(s) == 0 {
 		return s, ok
+	}
+	if len(s) > maxRecent {
+		return d.strs.box(s), true
 	}
 	slot := &d.recent[(len(s)*7+int(s[0])*3+int(s[len(s)-1]))&(len(d.recent)-1)]
 	if slot.v == nil || slot.s != s {
-		*slot = boxed{s, s}
+		*slot = boxed{s, d.strs.box(s)}
 	}
 	return slot.v, true
 }
@@ -437,17 +473,17 @@ func (d *fastDecoder) number() (any, bool) {
 		}
 		if k == j {
 			if neg {
-				return -float64(n), true // -0 is negative zero, as ParseFloat's
+				return d.floats.box(-float64(n)), true // -0 is negative zero, as ParseFloat's
 			}
 			if n < int64(len(smallInts)) {
 				return smallInts[n], true
 			}
-			return float64(n), true
+			return d.floats.box(float64(n)), true
 		}
 	}
 	f, err := strconv.ParseFloat(d.s[start:j], 64)
 	if err != nil {
 		return nil, false
 	}
-	return f, true
+	return d.floats.box(f), true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math"
 	"math/bits"
@@ -411,4 +412,22 @@ func FuzzDecodeScriptValue(f *testing.F) {
 		}
 		checkScriptValue(t, in)
 	})
+}
+
+// Enough boxed strings, slices and numbers that their chunks run out and grow many times over: each
+// value is its own, whatever was boxed after it.
+func TestDecodeFastChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 2000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"%d%s",%d.5,-%d,[%d],"s%d",{"k":%d}`, i, strings.Repeat("x", 41), i, i, i, i%70, 1e6+i)
+	}
+	b.WriteString("]")
+	checkFastJSON(t, []byte(b.String()))
+	if _, ok := decodeFast([]byte(b.String())); !ok {
+		t.Fatal("decodeFast does not take it")
+	}
 }
