@@ -1,6 +1,8 @@
 package dom
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -33,11 +35,26 @@ func decodeFastString(s string) (v any, ok bool) {
 	return v, d.i == len(d.b)
 }
 
+// decodeFastPrefix is decodeFast of the object or array b starts with, which may be followed by
+// anything: it answers the value and the length of its text, so a caller that would otherwise scan
+// for the value's end first (balancedEnd) reads the text once. It refuses a value nested deeper
+// than MaxDepth, as balancedEnd does.
+func decodeFastPrefix(b []byte) (v any, n int, ok bool) {
+	s := string(b)
+	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
+	v, ok = d.value()
+	return v, d.i, ok
+}
+
 type fastDecoder struct {
 	s   string
 	b   []byte // d.s's bytes, never written
 	i   int
 	buf []byte // scratch for strings with escapes
+
+	// depth is the nesting of the object or array being decoded; past maxDepth, when it is not 0,
+	// the decoder refuses the text (its callers otherwise bound the nesting beforehand).
+	depth, maxDepth int
 
 	// The members of the objects and the elements of the arrays being decoded, a stack each: a
 	// map or slice is made when its value is complete, at its size, rather than grown.
@@ -48,6 +65,39 @@ type fastDecoder struct {
 	// enumeration such as "USD" or "Product") is one allocation, not one per occurrence. A slot is
 	// chosen by length and end bytes; a string that is not in its slot replaces what is there.
 	recent [64]boxed
+
+	// The boxes of the strings, slices and numbers of the value are taken from chunks: boxing one
+	// by one is an allocation each, and a big value has thousands.
+	strs   chunk[string]
+	slices chunk[[]any]
+	floats chunk[float64]
+}
+
+// chunk hands out boxes (the data an any points to) from a slice allocated for many. A box is
+// written once, before the any that points to it exists, and never after: the values are what
+// any(x) would give. A box that is kept keeps its chunk alive, at most a few KB.
+type chunk[T any] struct {
+	free []T
+	n    int // the length of the last chunk: they grow, so a small value allocates little
+}
+
+// eface is the layout of an any: a type word and a pointer to the data.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+func (c *chunk[T]) box(x T) any {
+	if len(c.free) == 0 {
+		c.n = min(max(2*c.n, 8), 256)
+		c.free = make([]T, c.n)
+	}
+	p := &c.free[0]
+	*p = x
+	c.free = c.free[1:]
+	var zero T
+	v := any(zero) // T's type word; boxing a zero string, slice or float64 allocates nothing
+	(*eface)(unsafe.Pointer(&v)).data = unsafe.Pointer(p)
+	return v
 }
 
 type member struct {
@@ -111,11 +161,21 @@ func (d *fastDecoder) word(w string) bool {
 	return true
 }
 
+// enter counts a level of nesting, which is refused past d.maxDepth.
+func (d *fastDecoder) enter() bool {
+	d.depth++
+	return d.maxDepth == 0 || d.depth <= d.maxDepth
+}
+
 func (d *fastDecoder) object() (any, bool) {
+	if !d.enter() {
+		return nil, false
+	}
 	d.i++ // {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
+		d.depth--
 		return map[string]any{}, true
 	}
 	mark := len(d.members)
@@ -155,6 +215,7 @@ func (d *fastDecoder) object() (any, bool) {
 			}
 			clear(ms) // the stack does not keep values alive
 			d.members = d.members[:mark]
+			d.depth--
 			return m, true
 		default:
 			return nil, false
@@ -163,10 +224,14 @@ func (d *fastDecoder) object() (any, bool) {
 }
 
 func (d *fastDecoder) array() (any, bool) {
+	if !d.enter() {
+		return nil, false
+	}
 	d.i++ // [
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
+		d.depth--
 		return []any{}, true // [] is an empty slice, not nil, as encoding/json
 	}
 	mark := len(d.elems)
@@ -191,7 +256,8 @@ func (d *fastDecoder) array() (any, bool) {
 			copy(a, es)
 			clear(es)
 			d.elems = d.elems[:mark]
-			return a, true
+			d.depth--
+			return d.slices.box(a), true
 		default:
 			return nil, false
 		}
@@ -202,12 +268,15 @@ func (d *fastDecoder) array() (any, bool) {
 // from d.recent when it is there.
 func (d *fastDecoder) strValue() (any, bool) {
 	s, ok := d.str()
-	if !ok || len(s) == 0 || len(s) > maxRecent {
+	if !ok || len(s) == 0 {
 		return s, ok
+	}
+	if len(s) > maxRecent {
+		return d.strs.box(s), true
 	}
 	slot := &d.recent[(len(s)*7+int(s[0])*3+int(s[len(s)-1]))&(len(d.recent)-1)]
 	if slot.v == nil || slot.s != s {
-		*slot = boxed{s, s}
+		*slot = boxed{s, d.strs.box(s)}
 	}
 	return slot.v, true
 }
@@ -222,6 +291,16 @@ func (d *fastDecoder) str() (string, bool) {
 	ascii := true
 	b := d.b
 	for j := start; j < len(b); j++ {
+		// Eight bytes at a time while none needs a look (most of a long string's bytes), then
+		// byte by byte from the first that may: strings are most of the text.
+		for j+8 <= len(b) {
+			m := specialBytes(binary.LittleEndian.Uint64(b[j:]))
+			if m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
 		for j < len(b) && plainASCII[b[j]] {
 			j++
 		}
@@ -245,6 +324,16 @@ func (d *fastDecoder) str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// specialBytes has the high bit of each byte of v (eight bytes of text, the first lowest) that is
+// not plainASCII set, but for bytes above the lowest such one, which may be set or not (a borrow
+// of the subtractions carries upwards): the lowest set bit tells the first byte to look at.
+func specialBytes(v uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := v ^ ('"' * ones)
+	bs := v ^ ('\\' * ones)
+	return ((q-ones)&^q | (bs-ones)&^bs | (v-' '*ones)&^v | v) & highs
 }
 
 // plainASCII is true for the bytes a string holds as they are and str has nothing to do about:
@@ -384,17 +473,17 @@ func (d *fastDecoder) number() (any, bool) {
 		}
 		if k == j {
 			if neg {
-				return -float64(n), true // -0 is negative zero, as ParseFloat's
+				return d.floats.box(-float64(n)), true // -0 is negative zero, as ParseFloat's
 			}
 			if n < int64(len(smallInts)) {
 				return smallInts[n], true
 			}
-			return float64(n), true
+			return d.floats.box(float64(n)), true
 		}
 	}
 	f, err := strconv.ParseFloat(d.s[start:j], 64)
 	if err != nil {
 		return nil, false
 	}
-	return f, true
+	return d.floats.box(f), true
 }

@@ -2,9 +2,12 @@ package dom
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -313,4 +316,118 @@ func TestDecodeFastOnCorpus(t *testing.T) {
 		t.Errorf("decodeFast took %d of %d valid JSON texts of the corpus, want 90%%", taken, total)
 	}
 	t.Logf("decodeFast took %d of %d valid JSON texts", taken, total)
+}
+
+// specialBytes must point at the first byte of eight that is not plainASCII, whatever the bytes
+// around it: every byte value at every position, between plain bytes and after and before
+// special ones.
+func TestSpecialBytes(t *testing.T) {
+	fills := []byte{'a', ' ', '~', '"', '\\', 0, 0x1f, 0x80, 0xff}
+	for pos := range 8 {
+		for c := range 256 {
+			for _, before := range fills {
+				for _, after := range fills {
+					var w [8]byte
+					for i := range w {
+						switch {
+						case i < pos:
+							w[i] = 'x'
+						case i == pos:
+							w[i] = byte(c)
+						default:
+							w[i] = after
+						}
+					}
+					if pos > 0 {
+						w[pos-1] = before
+					}
+					want := 8
+					for i, b := range w {
+						if !plainASCII[b] {
+							want = i
+							break
+						}
+					}
+					m := specialBytes(binary.LittleEndian.Uint64(w[:]))
+					got := 8
+					if m != 0 {
+						got = bits.TrailingZeros64(m) >> 3
+					}
+					if got != want {
+						t.Fatalf("%q: first special byte %d, want %d", w, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// decodeScriptValue answers what decodeBalanced does (value, text and error) for any text: the
+// value in a script, followed by "</script" or not, broken, too deep, cut by a "</script" inside
+// a string, or one the fast decoder leaves to encoding/json.
+var scriptValueCases = []string{
+	`{"a":[1,"b"]};</script>`,
+	`{"a":1}</script>{"b":2}`,
+	`[1,2] ; x = {"c":3}</script>`,
+	`{"a":1}`,
+	`{"a":"</script>"}</script>`,
+	`{"a":[1,}</script>`,
+	`{"a":"\ud83d\ude00"}</script>`,
+	`{"a":1</script>}`,
+	`{"a":{"b":[]}}}</script>`,
+	nested(MaxDepth) + `</script>`,
+	nested(MaxDepth+1) + `</script>`,
+	`[` + nested(MaxDepth) + `]</script>`,
+}
+
+func checkScriptValue(t *testing.T, in []byte) {
+	t.Helper()
+	var gotText, wantText []byte
+	got, gotErr := decodeScriptValue(in, &gotText)
+	want, wantErr := decodeBalanced(in, &wantText)
+	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Fatalf("%.80q: error %v, want %v", in, gotErr, wantErr)
+	}
+	if !sameJSON(got, want) || !bytes.Equal(gotText, wantText) {
+		t.Fatalf("%.80q: %.80v text %.80q, want %.80v text %.80q", in, got, gotText, want, wantText)
+	}
+}
+
+func TestDecodeScriptValue(t *testing.T) {
+	for _, in := range scriptValueCases {
+		checkScriptValue(t, []byte(in))
+	}
+}
+
+func FuzzDecodeScriptValue(f *testing.F) {
+	for _, in := range scriptValueCases {
+		f.Add([]byte(in))
+	}
+	for _, tt := range fastJSONCases {
+		f.Add([]byte(tt.in + "</script>"))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 || in[0] != '{' && in[0] != '[' {
+			return // the caller's values start so
+		}
+		checkScriptValue(t, in)
+	})
+}
+
+// Enough boxed strings, slices and numbers that their chunks run out and grow many times over: each
+// value is its own, whatever was boxed after it.
+func TestDecodeFastChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 2000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"%d%s",%d.5,-%d,[%d],"s%d",{"k":%d}`, i, strings.Repeat("x", 41), i, i, i, i%70, 1e6+i)
+	}
+	b.WriteString("]")
+	checkFastJSON(t, []byte(b.String()))
+	if _, ok := decodeFast([]byte(b.String())); !ok {
+		t.Fatal("decodeFast does not take it")
+	}
 }

@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"bytes"
 	"errors"
 	"regexp"
 	"unicode/utf16"
@@ -100,7 +101,7 @@ func valueAfter(body []byte, i int, text *[]byte) (v any, found bool, err error)
 		case ' ', '\t', '\n', '\r', '\f':
 			continue
 		case '{', '[':
-			v, err := decodeBalanced(body[j:], text)
+			v, err := decodeScriptValue(body[j:], text)
 			return v, true, err
 		case ';', '<':
 			return nil, false, nil
@@ -126,6 +127,25 @@ func valueAfter(body []byte, i int, text *[]byte) (v any, found bool, err error)
 	}
 	return nil, false, nil
 }
+
+// decodeScriptValue is decodeBalanced of a value that is mostly the text of a script element,
+// which cannot hold "</script": the text up to there (a few bytes past the value's end) is decoded
+// in one pass that also finds the value's end, instead of a scan for the end and then the decode.
+// Anything that pass does not take (no "</script" after the value, a value the fast decoder
+// leaves to encoding/json, an error) is decodeBalanced's, whose answer it would have been.
+func decodeScriptValue(b []byte, text *[]byte) (any, error) {
+	if n := bytes.Index(b, []byte(scriptEnd)); n > 0 {
+		if v, end, ok := decodeFastPrefix(b[:n]); ok {
+			if text != nil {
+				*text = b[:end]
+			}
+			return v, nil
+		}
+	}
+	return decodeBalanced(b, text)
+}
+
+const scriptEnd = "</script"
 
 func decodeBalanced(b []byte, text *[]byte) (any, error) {
 	end, err := balancedEnd(b)
