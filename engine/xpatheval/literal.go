@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"asa/engine/regexfast"
 )
@@ -146,28 +147,13 @@ func (r rareString) in(v string) bool {
 	return false
 }
 
-// inBytes is in for a byte slice (the joined attribute values of a list item, see absent.go).
+// inBytes is in for a byte slice (the joined attribute values of a list item, see absent.go),
+// read in place: v does not change during the call.
 func (r rareString) inBytes(v []byte) bool {
-	n := len(r.s)
-	if n == 0 {
-		return true
+	if len(v) == 0 {
+		return r.in("")
 	}
-	if len(v) < n {
-		return false
-	}
-	c, last := r.s[r.rare], len(v)-n+r.rare
-	for i := r.rare; i <= last; {
-		j := bytes.IndexByte(v[i:last+1], c)
-		if j < 0 {
-			return false
-		}
-		i += j
-		if string(v[i-r.rare:i-r.rare+n]) == r.s {
-			return true
-		}
-		i++
-	}
-	return false
+	return r.in(unsafe.String(&v[0], len(v)))
 }
 
 // Regexp returns the regular expression.
