@@ -2,6 +2,7 @@ package dom
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -40,10 +41,31 @@ func decodeFastString(s string) (v any, ok bool) {
 // for the value's end first (balancedEnd) reads the text once. It refuses a value nested deeper
 // than MaxDepth, as balancedEnd does.
 func decodeFastPrefix(b []byte) (v any, n int, ok bool) {
+	v, n, _, ok = decodeFastPrefixIndexed(b, false)
+	return v, n, ok
+}
+
+// decodeFastPrefixIndexed is decodeFastPrefix that, when index is set, also lays the value out
+// as IndexJSON of its text would (nil where IndexJSON answers nil: an object that repeats a key):
+// the decoder meets the nodes in that very order, so recording them costs an append each instead
+// of IndexJSON's second reading of the text with a map lookup per member.
+func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex, ok bool) {
 	s := string(b)
 	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
-	v, ok = d.value()
-	return v, d.i, ok
+	// Positions are int32: a text past that has more nodes than they count (none is so big).
+	if index && len(b) <= math.MaxInt32 {
+		d.ix = &JSONIndex{Nodes: make([]JSONNode, 0, len(b)/24)} // the corpus has a node per 30 bytes
+		d.ixParent = -1
+		at := d.open("", false)
+		v, ok = d.value()
+		d.close(at, v)
+	} else {
+		v, ok = d.value()
+	}
+	if ok && d.ix != nil && !d.ixBad {
+		ix = d.ix
+	}
+	return v, d.i, ix, ok
 }
 
 type fastDecoder struct {
@@ -71,6 +93,30 @@ type fastDecoder struct {
 	strs   chunk[string]
 	slices chunk[[]any]
 	floats chunk[float64]
+
+	// ix, when not nil, receives the nodes of the value in pre-order as they are met (see
+	// decodeFastPrefixIndexed); ixParent is the node of the object or array being decoded, and
+	// ixBad is set by an object that repeats a key, which IndexJSON refuses to lay out.
+	ix       *JSONIndex
+	ixParent int32
+	ixBad    bool
+}
+
+// open records a node for the value about to be decoded, whose value close fills in: the node
+// comes before the nodes nested in it.
+func (d *fastDecoder) open(key string, member bool) int32 {
+	at := int32(len(d.ix.Nodes))
+	d.ix.Nodes = append(d.ix.Nodes, JSONNode{Key: key, Parent: d.ixParent, Member: member})
+	d.ixParent = at
+	return at
+}
+
+// close completes node at with its value v. A scalar member keeps its value too: IndexJSON
+// leaves it to Value to look up, which answers the same.
+func (d *fastDecoder) close(at int32, v any) {
+	n := &d.ix.Nodes[at]
+	n.Val, n.End, n.Null = v, int32(len(d.ix.Nodes)), n.Member && v == nil
+	d.ixParent = n.Parent
 }
 
 // chunk hands out boxes (the data an any points to) from a slice allocated for many. A box is
@@ -193,7 +239,14 @@ func (d *fastDecoder) object() (any, bool) {
 		}
 		d.i++
 		d.space()
-		v, ok := d.value()
+		var v any
+		if d.ix == nil {
+			v, ok = d.value()
+		} else {
+			at := d.open(k, true)
+			v, ok = d.value()
+			d.close(at, v)
+		}
 		if !ok {
 			return nil, false
 		}
@@ -212,6 +265,9 @@ func (d *fastDecoder) object() (any, bool) {
 			m := make(map[string]any, len(ms))
 			for _, e := range ms {
 				m[e.k] = e.v // a repeated key: the last value, as encoding/json
+			}
+			if len(m) != len(ms) {
+				d.ixBad = true
 			}
 			clear(ms) // the stack does not keep values alive
 			d.members = d.members[:mark]
@@ -236,7 +292,16 @@ func (d *fastDecoder) array() (any, bool) {
 	}
 	mark := len(d.elems)
 	for {
-		v, ok := d.value()
+		var v any
+		var ok bool
+		if d.ix != nil && d.i < len(d.b) && (d.b[d.i] == '{' || d.b[d.i] == '[') {
+			// Only an element that is an object or an array is a node of its own.
+			at := d.open("", false)
+			v, ok = d.value()
+			d.close(at, v)
+		} else {
+			v, ok = d.value()
+		}
 		if !ok {
 			return nil, false
 		}

@@ -96,6 +96,9 @@ func checkFastJSON(t *testing.T, in []byte) {
 		t.Fatalf("%q: %#v, want %#v", in, v, want)
 	}
 	checkJSONIndex(t, in, v)
+	if len(in) > 0 && (in[0] == '{' || in[0] == '[') {
+		checkPrefixIndex(t, in)
+	}
 }
 
 // checkJSONIndex fails when IndexJSON does not lay v, decoded from in, out in pre-order: each
@@ -382,15 +385,72 @@ var scriptValueCases = []string{
 
 func checkScriptValue(t *testing.T, in []byte) {
 	t.Helper()
-	var gotText, wantText []byte
+	gotText, wantText := jsonText{index: true}, jsonText{}
 	got, gotErr := decodeScriptValue(in, &gotText)
 	want, wantErr := decodeBalanced(in, &wantText)
 	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
 		t.Fatalf("%.80q: error %v, want %v", in, gotErr, wantErr)
 	}
-	if !sameJSON(got, want) || !bytes.Equal(gotText, wantText) {
-		t.Fatalf("%.80q: %.80v text %.80q, want %.80v text %.80q", in, got, gotText, want, wantText)
+	if !sameJSON(got, want) || !bytes.Equal(gotText.text, wantText.text) {
+		t.Fatalf("%.80q: %.80v text %.80q, want %.80v text %.80q", in, got, gotText.text, want, wantText.text)
 	}
+	if gotText.ix != nil {
+		checkSameIndex(t, in, gotText.ix, IndexJSON(gotText.text, got))
+	}
+	if n := bytes.Index(in, []byte(scriptEnd)); n > 0 {
+		checkPrefixIndex(t, in[:n])
+	}
+}
+
+// checkPrefixIndex fails when decodeFastPrefixIndexed does not decode in as decodeFastPrefix does,
+// or lays the value out otherwise than IndexJSON of its text.
+func checkPrefixIndex(t *testing.T, in []byte) {
+	t.Helper()
+	v, n, ix, ok := decodeFastPrefixIndexed(in, true)
+	w, wn, wok := decodeFastPrefix(in)
+	if ok != wok || ok && (n != wn || !sameJSON(v, w)) {
+		t.Fatalf("%.80q: indexed decode %v %d %.80v, want %v %d %.80v", in, ok, n, v, wok, wn, w)
+	}
+	if !ok {
+		return
+	}
+	checkSameIndex(t, in, ix, IndexJSON(in[:n], v))
+}
+
+// checkSameIndex fails when the decoder's index got is not want (IndexJSON's) node for node: the
+// same keys, parents and extents, the very maps and lists (Finds locates nodes by identity), and
+// the same values.
+func checkSameIndex(t *testing.T, in []byte, got, want *JSONIndex) {
+	t.Helper()
+	if got == nil || want == nil {
+		if got != want {
+			t.Fatalf("%.80q: decoder's index %v, IndexJSON's %v", in, got != nil, want != nil)
+		}
+		return
+	}
+	if len(got.Nodes) != len(want.Nodes) {
+		t.Fatalf("%.80q: %d nodes, want %d", in, len(got.Nodes), len(want.Nodes))
+	}
+	for i := range want.Nodes {
+		g, w := got.Nodes[i], want.Nodes[i]
+		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || g.Null != w.Null {
+			t.Fatalf("%.80q: node %d is %+v, want %+v", in, i, g, w)
+		}
+		gv, wv := got.Value(int32(i)), want.Value(int32(i))
+		if !sameJSON(gv, wv) || !sameContainer(gv, wv) {
+			t.Fatalf("%.80q: node %d's value is %.80v, want %.80v", in, i, gv, wv)
+		}
+	}
+}
+
+// sameContainer reports whether a and b, when maps or lists, are the same one.
+func sameContainer(a, b any) bool {
+	switch a.(type) {
+	case map[string]any, []any:
+		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+		return ra.Kind() == rb.Kind() && ra.UnsafePointer() == rb.UnsafePointer() && ra.Len() == rb.Len()
+	}
+	return true
 }
 
 func TestDecodeScriptValue(t *testing.T) {

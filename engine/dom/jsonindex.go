@@ -35,10 +35,12 @@ func (ix *JSONIndex) Value(i int32) any {
 }
 
 // ScriptJSONText is ScriptJSON that also returns the JSON text of the value, for IndexJSON: a
-// sub-slice of body, or the unescaped content of a string literal.
-func ScriptJSONText(body []byte, marker Marker) (v any, text []byte, err error) {
-	v, err = scriptJSON(body, marker, &text)
-	return v, text, err
+// sub-slice of body, or the unescaped content of a string literal; and the value's index when
+// the decoder laid it out as it decoded (what IndexJSON(text, v) answers), else nil.
+func ScriptJSONText(body []byte, marker Marker) (v any, text []byte, ix *JSONIndex, err error) {
+	t := jsonText{index: true}
+	v, err = scriptJSON(body, marker, &t)
+	return v, t.text, t.ix, err
 }
 
 // IndexJSON lays out v, the value decoded from text, by reading text again alongside v: each

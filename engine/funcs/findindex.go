@@ -37,6 +37,11 @@ const (
 // and walking it first costs a big search little.
 const probeNodes = 2048
 
+// laidOutProbeNodes is the probe once every document has its index (the decoder lays a script's
+// JSON out as it decodes it): what the probe then saves is only locating the subtree, a scan of
+// the document's nodes that costs about as much as walking a hundred or two.
+const laidOutProbeNodes = 128
+
 // Finds is one run's indexed documents. A run is one goroutine: Finds is not safe for concurrent
 // use.
 type Finds struct {
@@ -54,8 +59,10 @@ type findDoc struct {
 // NewFinds returns an empty set of documents, for one run.
 func NewFinds() *Finds { return &Finds{} }
 
-// Add registers v, decoded from the JSON text text. Neither may change afterwards.
-func (fs *Finds) Add(v any, text []byte) {
+// Add registers v, decoded from the JSON text text, with its index when the decoder laid it out
+// (dom.ScriptJSONText), else nil: it is then laid out from text when a search first needs it.
+// None may change afterwards.
+func (fs *Finds) Add(v any, text []byte, ix *dom.JSONIndex) {
 	// A value takes a byte of text at least and a separator from the next: a text this short
 	// holds no more values than a search may visit, so no search of it runs out of budget.
 	if len(text) > 2*findBudget-1 {
@@ -73,7 +80,21 @@ func (fs *Finds) Add(v any, text []byte) {
 	default:
 		return
 	}
-	fs.docs = append(fs.docs, &findDoc{v: v, text: text})
+	d := &findDoc{v: v, text: text}
+	if ix != nil {
+		d.ix, d.done, d.text = newFindIndex(ix), true, nil
+	}
+	fs.docs = append(fs.docs, d)
+}
+
+// laidOut reports whether every document has been indexed (or found not to pair with its text).
+func (fs *Finds) laidOut() bool {
+	for _, d := range fs.docs {
+		if !d.done {
+			return false
+		}
+	}
+	return true
 }
 
 // find is findKey(v, key, all), answered from an index when v is a big subtree of a registered
@@ -92,6 +113,9 @@ func (fs *Finds) find(v, key any, all bool) []any {
 		return findKey(v, k, all)
 	}
 	f := finder{key: k, budget: probeNodes}
+	if fs.laidOut() {
+		f.budget = laidOutProbeNodes
+	}
 	if all {
 		if f.collect(v, 0) {
 			return f.out
@@ -106,7 +130,7 @@ func (fs *Finds) find(v, key any, all bool) []any {
 		if !d.done {
 			d.done = true
 			if jx := dom.IndexJSON(d.text, d.v); jx != nil {
-				d.ix = &findIndex{JSONIndex: jx, byKey: map[string][]int32{}}
+				d.ix = newFindIndex(jx)
 			}
 			d.text = nil
 		}
@@ -126,6 +150,10 @@ type findIndex struct {
 	// byKey holds, per key searched so far, the positions of the members under it with a non-nil
 	// value, in pre-order.
 	byKey map[string][]int32
+}
+
+func newFindIndex(ix *dom.JSONIndex) *findIndex {
+	return &findIndex{JSONIndex: ix, byKey: map[string][]int32{}}
 }
 
 // identity tells a map or list of the document from any other value: a map's pointer, a list's
