@@ -54,7 +54,8 @@ func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex,
 	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
 	// Positions are int32: a text past that has more nodes than they count (none is so big).
 	if index && len(b) <= math.MaxInt32 {
-		d.ix = &JSONIndex{Nodes: make([]JSONNode, 0, len(b)/24)} // the corpus has a node per 30 bytes
+		n := len(b) / 24 // the corpus has a node per 30 bytes
+		d.ix = &JSONIndex{Nodes: make([]JSONNode, 0, n), tags: make([]uint32, 0, n)}
 		d.ixParent = -1
 		at := d.open("", false)
 		v, ok = d.value()
@@ -107,6 +108,7 @@ type fastDecoder struct {
 func (d *fastDecoder) open(key string, member bool) int32 {
 	at := int32(len(d.ix.Nodes))
 	d.ix.Nodes = append(d.ix.Nodes, JSONNode{Key: key, Parent: d.ixParent, Member: member})
+	d.ix.tags = append(d.ix.tags, 0)
 	d.ixParent = at
 	return at
 }
@@ -116,6 +118,7 @@ func (d *fastDecoder) open(key string, member bool) int32 {
 func (d *fastDecoder) close(at int32, v any) {
 	n := &d.ix.Nodes[at]
 	n.Val, n.End, n.Null = v, int32(len(d.ix.Nodes)), n.Member && v == nil
+	d.ix.tag(at)
 	d.ixParent = n.Parent
 }
 

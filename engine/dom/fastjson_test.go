@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -439,6 +440,29 @@ func checkSameIndex(t *testing.T, in []byte, got, want *JSONIndex) {
 		gv, wv := got.Value(int32(i)), want.Value(int32(i))
 		if !sameJSON(gv, wv) || !sameContainer(gv, wv) {
 			t.Fatalf("%.80q: node %d's value is %.80v, want %.80v", in, i, gv, wv)
+		}
+	}
+	checkMembers(t, in, got)
+	checkMembers(t, in, want)
+}
+
+// checkMembers fails when ix.Members does not answer, for each key of ix (and for "" and a key
+// it lacks), the members under it whose value is not null, as a scan of the nodes finds them.
+func checkMembers(t *testing.T, in []byte, ix *JSONIndex) {
+	t.Helper()
+	keys := map[string]bool{"": true, "missing": true}
+	for _, n := range ix.Nodes {
+		keys[n.Key] = true
+	}
+	for k := range keys {
+		var want []int32
+		for i, n := range ix.Nodes {
+			if n.Member && n.Key == k && ix.Value(int32(i)) != nil {
+				want = append(want, int32(i))
+			}
+		}
+		if got := ix.Members(k); !slices.Equal(got, want) {
+			t.Fatalf("%.80q: members %q at %v, want %v", in, k, got, want)
 		}
 	}
 }

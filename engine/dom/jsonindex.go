@@ -9,6 +9,45 @@ import "unsafe"
 // costs.
 type JSONIndex struct {
 	Nodes []JSONNode
+	// tags has, per node, keyTag of its key when it is a member whose value is not null, else 0:
+	// Members scans these few bytes a node rather than the nodes, twelve times their size.
+	tags []uint32
+}
+
+// keyTag is a digest of a member's key, never 0 but for "": its length and three of its bytes.
+func keyTag(k string) uint32 {
+	if k == "" {
+		return 0
+	}
+	return uint32(min(len(k), 255)) | uint32(k[0])<<8 | uint32(k[len(k)/2])<<16 | uint32(k[len(k)-1])<<24
+}
+
+// Members returns the positions, in pre-order, of the members under key whose value is not null.
+func (ix *JSONIndex) Members(key string) []int32 {
+	var out []int32
+	t := keyTag(key)
+	if t == 0 || len(ix.tags) != len(ix.Nodes) {
+		for i := range ix.Nodes {
+			if n := &ix.Nodes[i]; n.Member && !n.Null && n.Key == key {
+				out = append(out, int32(i))
+			}
+		}
+		return out
+	}
+	for i, g := range ix.tags {
+		if g == t && ix.Nodes[i].Key == key {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// tag records node at's tag, once its value is known.
+func (ix *JSONIndex) tag(at int32) {
+	n := &ix.Nodes[at]
+	if n.Member && !n.Null {
+		ix.tags[at] = keyTag(n.Key)
+	}
 }
 
 // JSONNode is one node of a JSONIndex.
@@ -55,7 +94,7 @@ func IndexJSON(text []byte, v any) *JSONIndex {
 	}
 	s := unsafe.String(&text[0], len(text)) // read only
 	d := fastDecoder{s: s, b: text}
-	ix := &JSONIndex{Nodes: make([]JSONNode, 0, len(text)/24)}
+	ix := &JSONIndex{Nodes: make([]JSONNode, 0, len(text)/24), tags: make([]uint32, 0, len(text)/24)}
 	d.space()
 	if !d.pair(ix, v, "", false, -1, 0) {
 		return nil
@@ -74,6 +113,7 @@ func (d *fastDecoder) pair(ix *JSONIndex, v any, key string, member bool, parent
 	}
 	at := int32(len(ix.Nodes))
 	ix.Nodes = append(ix.Nodes, JSONNode{Key: key, Val: v, Parent: parent, Member: member})
+	ix.tags = append(ix.tags, 0)
 	switch d.b[d.i] {
 	case '{':
 		m, ok := v.(map[string]any)
@@ -112,6 +152,8 @@ func (d *fastDecoder) pair(ix *JSONIndex, v any, key string, member bool, parent
 					// A scalar: its value is m[k] (Value), the text being v's. A key the text
 					// repeats makes the count below differ from len(m).
 					ix.Nodes = append(ix.Nodes, JSONNode{Key: k, Parent: at, End: int32(len(ix.Nodes)) + 1, Member: true, Null: c == 'n'})
+					ix.tags = append(ix.tags, 0)
+					ix.tag(int32(len(ix.Nodes)) - 1)
 					if !d.skipScalar() {
 						return false
 					}
@@ -170,6 +212,7 @@ func (d *fastDecoder) pair(ix *JSONIndex, v any, key string, member bool, parent
 		}
 	}
 	ix.Nodes[at].End = int32(len(ix.Nodes))
+	ix.tag(at)
 	return true
 }
 

@@ -187,11 +187,7 @@ func (ix *findIndex) locate(v any) int32 {
 func (ix *findIndex) find(at int32, key string, all bool) []any {
 	pos, ok := ix.byKey[key]
 	if !ok {
-		for i := range ix.Nodes {
-			if n := &ix.Nodes[i]; n.Member && !n.Null && n.Key == key {
-				pos = append(pos, int32(i))
-			}
-		}
+		pos = ix.Members(key)
 		ix.byKey[key] = pos
 	}
 	end := ix.Nodes[at].End
