@@ -107,7 +107,16 @@ type fastDecoder struct {
 // comes before the nodes nested in it.
 func (d *fastDecoder) open(key string, member bool) int32 {
 	at := int32(len(d.ix.Nodes))
-	d.ix.Nodes = append(d.ix.Nodes, JSONNode{Key: key, Parent: d.ixParent, Member: member})
+	// The node is set field by field in a slot that is still zero (past the length, make and
+	// append clear): appending a whole JSONNode copies it with a bulk write barrier whenever a
+	// collection runs, which a decode that allocates megabytes often overlaps.
+	if len(d.ix.Nodes) < cap(d.ix.Nodes) {
+		d.ix.Nodes = d.ix.Nodes[:at+1]
+	} else {
+		d.ix.Nodes = append(d.ix.Nodes, JSONNode{})
+	}
+	n := &d.ix.Nodes[at]
+	n.Key, n.Parent, n.Member = key, d.ixParent, member
 	d.ix.tags = append(d.ix.tags, 0)
 	d.ixParent = at
 	return at
