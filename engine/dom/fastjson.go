@@ -122,11 +122,16 @@ func (d *fastDecoder) open(key string, member bool) int32 {
 	return at
 }
 
-// close completes node at with its value v. A scalar member keeps its value too: IndexJSON
-// leaves it to Value to look up, which answers the same.
+// close completes node at with its value v. As in IndexJSON, a scalar member's value is left to
+// its object's map (Value looks it up): a pointer less per node for the collector to follow and
+// to guard with a write barrier, for the few values a search returns.
 func (d *fastDecoder) close(at int32, v any) {
 	n := &d.ix.Nodes[at]
-	n.Val, n.End, n.Null = v, int32(len(d.ix.Nodes)), n.Member && v == nil
+	switch v.(type) {
+	case map[string]any, []any:
+		n.Val = v
+	}
+	n.End, n.Null = int32(len(d.ix.Nodes)), n.Member && v == nil
 	d.ix.tag(at)
 	d.ixParent = n.Parent
 }

@@ -434,7 +434,7 @@ func checkSameIndex(t *testing.T, in []byte, got, want *JSONIndex) {
 	}
 	for i := range want.Nodes {
 		g, w := got.Nodes[i], want.Nodes[i]
-		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || g.Null != w.Null {
+		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || g.Null != w.Null || (g.Val == nil) != (w.Val == nil) {
 			t.Fatalf("%.80q: node %d is %+v, want %+v", in, i, g, w)
 		}
 		gv, wv := got.Value(int32(i)), want.Value(int32(i))
