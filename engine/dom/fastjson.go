@@ -54,10 +54,9 @@ func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex,
 	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
 	// Positions are int32: a text past that has more nodes than they count (none is so big).
 	if index && len(b) <= math.MaxInt32 {
-		n := len(b) / 24 // the corpus has a node per 30 bytes
-		d.ix = &JSONIndex{Nodes: make([]JSONNode, 0, n), tags: make([]uint32, 0, n)}
+		d.ix = newJSONIndex(s)
 		d.ixParent = -1
-		at := d.open("", false)
+		at := d.open("", 0, false)
 		v, ok = d.value()
 		d.close(at, v)
 	} else {
@@ -105,34 +104,16 @@ type fastDecoder struct {
 
 // open records a node for the value about to be decoded, whose value close fills in: the node
 // comes before the nodes nested in it.
-func (d *fastDecoder) open(key string, member bool) int32 {
-	at := int32(len(d.ix.Nodes))
-	// The node is set field by field in a slot that is still zero (past the length, make and
-	// append clear): appending a whole JSONNode copies it with a bulk write barrier whenever a
-	// collection runs, which a decode that allocates megabytes often overlaps.
-	if len(d.ix.Nodes) < cap(d.ix.Nodes) {
-		d.ix.Nodes = d.ix.Nodes[:at+1]
-	} else {
-		d.ix.Nodes = append(d.ix.Nodes, JSONNode{})
-	}
-	n := &d.ix.Nodes[at]
-	n.Key, n.Parent, n.Member = key, d.ixParent, member
-	d.ix.tags = append(d.ix.tags, 0)
+func (d *fastDecoder) open(key string, keyAt int, member bool) int32 {
+	at := d.ix.add(key, keyAt, member, d.ixParent)
 	d.ixParent = at
 	return at
 }
 
-// close completes node at with its value v. As in IndexJSON, a scalar member's value is left to
-// its object's map (Value looks it up): a pointer less per node for the collector to follow and
-// to guard with a write barrier, for the few values a search returns.
+// close completes node at with its value v.
 func (d *fastDecoder) close(at int32, v any) {
 	n := &d.ix.Nodes[at]
-	switch v.(type) {
-	case map[string]any, []any:
-		n.Val = v
-	}
-	n.End, n.Null = int32(len(d.ix.Nodes)), n.Member && v == nil
-	d.ix.tag(at)
+	d.ix.set(at, v, n.Member && v == nil)
 	d.ixParent = n.Parent
 }
 
@@ -246,9 +227,14 @@ func (d *fastDecoder) object() (any, bool) {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
+		start := d.i
 		k, ok := d.str()
 		if !ok {
 			return nil, false
+		}
+		keyAt := -1
+		if d.ix != nil {
+			keyAt = d.rawKey(k, start)
 		}
 		d.space()
 		if d.i >= len(d.b) || d.b[d.i] != ':' {
@@ -260,7 +246,7 @@ func (d *fastDecoder) object() (any, bool) {
 		if d.ix == nil {
 			v, ok = d.value()
 		} else {
-			at := d.open(k, true)
+			at := d.open(k, keyAt, true)
 			v, ok = d.value()
 			d.close(at, v)
 		}
@@ -313,7 +299,7 @@ func (d *fastDecoder) array() (any, bool) {
 		var ok bool
 		if d.ix != nil && d.i < len(d.b) && (d.b[d.i] == '{' || d.b[d.i] == '[') {
 			// Only an element that is an object or an array is a node of its own.
-			at := d.open("", false)
+			at := d.open("", 0, false)
 			v, ok = d.value()
 			d.close(at, v)
 		} else {

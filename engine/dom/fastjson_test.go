@@ -115,12 +115,19 @@ func checkJSONIndex(t *testing.T, in []byte, v any) {
 		}
 		return
 	}
-	var want []JSONNode
+	// The nodes as a walk of v would lay them out, with their values.
+	type node struct {
+		key         string
+		val         any
+		parent, end int32
+		member      bool
+	}
+	var want []node
 	repeated := false
 	var walk func(v any, key string, member bool, parent int32)
 	walk = func(v any, key string, member bool, parent int32) {
 		at := int32(len(want))
-		want = append(want, JSONNode{Key: key, Val: v, Parent: parent, Member: member})
+		want = append(want, node{key: key, val: v, parent: parent, member: member})
 		switch x := v.(type) {
 		case map[string]any:
 			// In the text's order, which the decoder follows: the keys in order of appearance.
@@ -147,7 +154,7 @@ func checkJSONIndex(t *testing.T, in []byte, v any) {
 				}
 			}
 		}
-		want[at].End = int32(len(want))
+		want[at].end = int32(len(want))
 	}
 	walk(v, "", false, -1)
 	if repeated || len(ix.Nodes) != len(want) {
@@ -155,18 +162,18 @@ func checkJSONIndex(t *testing.T, in []byte, v any) {
 	}
 	for i := range want {
 		g, w := ix.Nodes[i], want[i]
-		_, obj := w.Val.(map[string]any)
-		_, list := w.Val.([]any)
-		if w.Member && !obj && !list {
+		_, obj := w.val.(map[string]any)
+		_, list := w.val.([]any)
+		if w.member && !obj && !list {
 			// A scalar member: its value read off its object (Value).
-			if g.Val != nil || g.Null != (w.Val == nil) {
+			if ix.Container(int32(i)) != nil || g.Null != (w.val == nil) {
 				t.Fatalf("%q: node %d (a scalar member) is %+v", in, i, g)
 			}
-		} else if !sameJSON(g.Val, w.Val) || g.Null {
+		} else if c := ix.Container(int32(i)); !sameJSON(c, w.val) || !sameContainer(c, w.val) || g.Null {
 			t.Fatalf("%q: node %d is %+v, want %+v", in, i, g, w)
 		}
-		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || !sameJSON(ix.Value(int32(i)), w.Val) {
-			t.Fatalf("%q: node %d is %+v (value %v), want %+v", in, i, g, ix.Value(int32(i)), w)
+		if ix.Key(int32(i)) != w.key || g.Parent != w.parent || g.End != w.end || g.Member != w.member || !sameJSON(ix.Value(int32(i)), w.val) {
+			t.Fatalf("%q: node %d is %+v (key %q, value %v), want %+v", in, i, g, ix.Key(int32(i)), ix.Value(int32(i)), w)
 		}
 	}
 }
@@ -224,7 +231,7 @@ func objectKeys(ix *JSONIndex, at int32) []string {
 	}
 	for i := at + 1; i < ix.Nodes[at].End && int(i) < len(ix.Nodes); i = max(ix.Nodes[i].End, i+1) {
 		if ix.Nodes[i].Parent == at {
-			keys = append(keys, ix.Nodes[i].Key)
+			keys = append(keys, ix.Key(i))
 		}
 	}
 	return keys
@@ -415,6 +422,9 @@ func checkPrefixIndex(t *testing.T, in []byte) {
 	if !ok {
 		return
 	}
+	if ix != nil && len(ix.keys) > 0 && !bytes.Contains(in, []byte(`\`)) {
+		t.Fatalf("%.80q: %d keys without escapes stored as keys with escapes", in, len(ix.keys))
+	}
 	checkSameIndex(t, in, ix, IndexJSON(in[:n], v))
 }
 
@@ -434,7 +444,7 @@ func checkSameIndex(t *testing.T, in []byte, got, want *JSONIndex) {
 	}
 	for i := range want.Nodes {
 		g, w := got.Nodes[i], want.Nodes[i]
-		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || g.Null != w.Null || (g.Val == nil) != (w.Val == nil) {
+		if got.Key(int32(i)) != want.Key(int32(i)) || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || g.Null != w.Null || (got.Container(int32(i)) == nil) != (want.Container(int32(i)) == nil) {
 			t.Fatalf("%.80q: node %d is %+v, want %+v", in, i, g, w)
 		}
 		gv, wv := got.Value(int32(i)), want.Value(int32(i))
@@ -451,13 +461,13 @@ func checkSameIndex(t *testing.T, in []byte, got, want *JSONIndex) {
 func checkMembers(t *testing.T, in []byte, ix *JSONIndex) {
 	t.Helper()
 	keys := map[string]bool{"": true, "missing": true}
-	for _, n := range ix.Nodes {
-		keys[n.Key] = true
+	for i := range ix.Nodes {
+		keys[ix.Key(int32(i))] = true
 	}
 	for k := range keys {
 		var want []int32
 		for i, n := range ix.Nodes {
-			if n.Member && n.Key == k && ix.Value(int32(i)) != nil {
+			if n.Member && ix.Key(int32(i)) == k && ix.Value(int32(i)) != nil {
 				want = append(want, int32(i))
 			}
 		}

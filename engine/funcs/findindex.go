@@ -176,14 +176,14 @@ func (ix *findIndex) locate(v any) int32 {
 		return -1
 	}
 	for i := range ix.Nodes {
-		if q, m, l := identity(ix.Nodes[i].Val); q == p && m == n && l == list {
+		if q, m, l := identity(ix.Container(int32(i))); q == p && m == n && l == list {
 			return int32(i)
 		}
 	}
 	return -1
 }
 
-// find answers findKey(Nodes[at].Val, key, all).
+// find answers findKey(Value(at), key, all).
 func (ix *findIndex) find(at int32, key string, all bool) []any {
 	pos, ok := ix.byKey[key]
 	if !ok {
@@ -255,10 +255,10 @@ func (ix *findIndex) before(a, b int32) bool {
 	for ix.Nodes[a].Parent != ix.Nodes[b].Parent {
 		a, b = ix.Nodes[a].Parent, ix.Nodes[b].Parent
 	}
-	if _, list := ix.Nodes[ix.Nodes[a].Parent].Val.([]any); list {
+	if _, list := ix.Container(ix.Nodes[a].Parent).([]any); list {
 		return a < b
 	}
-	return strings.Compare(ix.Nodes[a].Key, ix.Nodes[b].Key) < 0
+	return strings.Compare(ix.Key(a), ix.Key(b)) < 0
 }
 
 // FindsPatch rewrites the calls find(v, "key") (once findPatch made it $find) and findAll(v, key)

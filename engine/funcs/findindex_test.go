@@ -70,7 +70,7 @@ func checkIndexed(t *testing.T, name string, v any, text []byte, pre *dom.JSONIn
 	for i, at := range roots(ix) {
 		// Finds' own path (probe, locate) for the first roots: locating scans the document.
 		viaFinds := i < 2 || allKeys
-		root := ix.Nodes[at].Val
+		root := ix.Container(at)
 		want := sortedWalkAll(root)
 		ks := keys
 		if allKeys {
@@ -125,8 +125,8 @@ func inScript(in []byte) []byte {
 // containers returns the positions of ix's non-empty maps and lists.
 func containers(ix *dom.JSONIndex) []int32 {
 	var out []int32
-	for i, n := range ix.Nodes {
-		switch x := n.Val.(type) {
+	for i := range ix.Nodes {
+		switch x := ix.Container(int32(i)).(type) {
 		case map[string]any:
 			if len(x) > 0 {
 				out = append(out, int32(i))
@@ -298,9 +298,9 @@ func TestFindsCorpus(t *testing.T) {
 			}
 			// Keys: a spread of the document's keys, the most frequent first among them.
 			count := map[string]int{}
-			for _, n := range ix.Nodes {
+			for j, n := range ix.Nodes {
 				if n.Member {
-					count[n.Key]++
+					count[ix.Key(int32(j))]++
 				}
 			}
 			ks := make([]string, 0, len(count))
