@@ -58,7 +58,11 @@ func (ix *JSONIndex) add(key string, keyAt int, member bool, parent int32) int32
 		ix.keys = append(ix.keys, key)
 		n.key = -int32(len(ix.keys))
 	}
-	ix.tags = append(ix.tags, 0)
+	var tag uint32
+	if member {
+		tag = keyTag(key) // undone by set when the value is null
+	}
+	ix.tags = append(ix.tags, tag)
 	return at
 }
 
@@ -76,8 +80,8 @@ func (ix *JSONIndex) set(at int32, v any, null bool) {
 		ix.vals = append(ix.vals, v)
 	}
 	n.End, n.Null = int32(len(ix.Nodes)), null
-	if n.Member && !null {
-		ix.tags[at] = keyTag(ix.Key(at))
+	if null {
+		ix.tags[at] = 0
 	}
 }
 
