@@ -14,9 +14,10 @@ import (
 // A big embedded JSON (YouTube's ytInitialData: some 18,000 maps) is searched by several find
 // and findAll calls of one run, each over most of the document and each for another key; each
 // walks the whole subtree, map by map, to find a handful of matches. Finds answers those calls
-// from the document's dom.JSONIndex instead, laid out in pre-order from the document's text (when
-// the first search too big to walk comes): a key's matches below a node are then a binary search
-// of the key's positions, put in the walk's order (map keys sorted) by comparing their paths.
+// from the document's dom.JSONIndex instead, laid out in pre-order by the decoder as it decodes a
+// script's JSON (else from the document's text, when the first search too big to walk comes): a
+// key's matches below a node are then a binary search of the key's positions, put in the walk's
+// order (map keys sorted) by comparing their paths.
 //
 // Only documents the engine registers are searched so: decoded sources, which nothing changes
 // once decoded (a map the run builds, such as fields, grows while the run goes on).
