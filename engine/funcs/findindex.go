@@ -151,7 +151,17 @@ type findIndex struct {
 	// byKey holds, per key searched so far, the positions of the members under it with a non-nil
 	// value, in pre-order.
 	byKey map[string][]int32
+	// big holds the positions of the maps and lists spanning locateMinNodes nodes or more, once
+	// locate first needs them.
+	big []int32
 }
+
+// locateMinNodes is the fewest nodes a map or list spans for locate to find it. A search that
+// outgrew the probe is of a big subtree nearly always, and looking among the few hundred such
+// costs little, even for a value that is not the document's at all (a list a filter made); a
+// subtree of fewer nodes (a list of scalars: they have no nodes) is walked, which answers the
+// same.
+const locateMinNodes = 64
 
 func newFindIndex(ix *dom.JSONIndex) *findIndex {
 	return &findIndex{JSONIndex: ix, byKey: map[string][]int32{}}
@@ -170,15 +180,24 @@ func identity(v any) (p unsafe.Pointer, n int, list bool) {
 	return nil, 0, false
 }
 
-// locate returns v's position, or -1 when v is not a non-empty map or list of the document.
+// locate returns v's position, or -1 when v is not a non-empty map or list of the document that
+// spans locateMinNodes nodes or more.
 func (ix *findIndex) locate(v any) int32 {
 	p, n, list := identity(v)
 	if p == nil || n == 0 {
 		return -1
 	}
-	for i := range ix.Nodes {
-		if q, m, l := identity(ix.Container(int32(i))); q == p && m == n && l == list {
-			return int32(i)
+	if ix.big == nil {
+		ix.big = []int32{}
+		for i := range ix.Nodes {
+			if ix.Nodes[i].End-int32(i) >= locateMinNodes {
+				ix.big = append(ix.big, int32(i))
+			}
+		}
+	}
+	for _, i := range ix.big {
+		if q, m, l := identity(ix.Container(i)); q == p && m == n && l == list {
+			return i
 		}
 	}
 	return -1

@@ -189,6 +189,13 @@ func TestFindsBigSubtrees(t *testing.T) {
 		if pre == nil {
 			t.Fatal("the decoder did not lay the document out")
 		}
+		// Their searches are the index's: locate finds the big subtrees.
+		jx := &findIndex{JSONIndex: pre}
+		for _, sub := range []any{v, v.(map[string]any)["b"], v.(map[string]any)["b"].(map[string]any)["items"]} {
+			if jx.locate(sub) < 0 {
+				t.Fatal("a big subtree is not located")
+			}
+		}
 		checkIndexed(t, "big", v, text, pre, func(ix *dom.JSONIndex) []int32 { return containers(ix)[:4] }, []string{"k", "a", "z", "items", "missing"}, false)
 	}
 }
