@@ -605,11 +605,11 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 					if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Fast()); err == nil {
 						v = x
 					}
-				} else if x, text, err := dom.ScriptJSONText(sr.body[i:], src.scriptJSON.Fast()); err == nil {
+				} else if x, text, ix, err := dom.ScriptJSONText(sr.body[i:], src.scriptJSON.Fast()); err == nil {
 					v = x
 					// Decoded here and never changed (sources are read only): a search may
 					// index it.
-					r.finds.Add(x, text)
+					r.finds.Add(x, text, ix)
 				}
 			}
 		case src.mainText:

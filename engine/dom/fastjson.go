@@ -2,6 +2,7 @@ package dom
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -40,10 +41,31 @@ func decodeFastString(s string) (v any, ok bool) {
 // for the value's end first (balancedEnd) reads the text once. It refuses a value nested deeper
 // than MaxDepth, as balancedEnd does.
 func decodeFastPrefix(b []byte) (v any, n int, ok bool) {
+	v, n, _, ok = decodeFastPrefixIndexed(b, false)
+	return v, n, ok
+}
+
+// decodeFastPrefixIndexed is decodeFastPrefix that, when index is set, also lays the value out
+// as IndexJSON of its text would (nil where IndexJSON answers nil: an object that repeats a key):
+// the decoder meets the nodes in that very order, so recording them costs an append each instead
+// of IndexJSON's second reading of the text with a map lookup per member.
+func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex, ok bool) {
 	s := string(b)
 	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
-	v, ok = d.value()
-	return v, d.i, ok
+	// Positions are int32: a text past that has more nodes than they count (none is so big).
+	if index && len(b) <= math.MaxInt32 {
+		d.ix = newJSONIndex(s)
+		d.ixParent = -1
+		at := d.open("", 0, false)
+		v, ok = d.value()
+		d.close(at, v)
+	} else {
+		v, ok = d.value()
+	}
+	if ok && d.ix != nil && !d.ixBad {
+		ix = d.ix
+	}
+	return v, d.i, ix, ok
 }
 
 type fastDecoder struct {
@@ -71,6 +93,28 @@ type fastDecoder struct {
 	strs   chunk[string]
 	slices chunk[[]any]
 	floats chunk[float64]
+
+	// ix, when not nil, receives the nodes of the value in pre-order as they are met (see
+	// decodeFastPrefixIndexed); ixParent is the node of the object or array being decoded, and
+	// ixBad is set by an object that repeats a key, which IndexJSON refuses to lay out.
+	ix       *JSONIndex
+	ixParent int32
+	ixBad    bool
+}
+
+// open records a node for the value about to be decoded, whose value close fills in: the node
+// comes before the nodes nested in it.
+func (d *fastDecoder) open(key string, keyAt int, member bool) int32 {
+	at := d.ix.add(key, keyAt, member, d.ixParent)
+	d.ixParent = at
+	return at
+}
+
+// close completes node at with its value v.
+func (d *fastDecoder) close(at int32, v any) {
+	n := &d.ix.Nodes[at]
+	d.ix.set(at, v, n.Member && v == nil)
+	d.ixParent = n.Parent
 }
 
 // chunk hands out boxes (the data an any points to) from a slice allocated for many. A box is
@@ -183,9 +227,14 @@ func (d *fastDecoder) object() (any, bool) {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
+		start := d.i
 		k, ok := d.str()
 		if !ok {
 			return nil, false
+		}
+		keyAt := -1
+		if d.ix != nil {
+			keyAt = d.rawKey(k, start)
 		}
 		d.space()
 		if d.i >= len(d.b) || d.b[d.i] != ':' {
@@ -193,7 +242,14 @@ func (d *fastDecoder) object() (any, bool) {
 		}
 		d.i++
 		d.space()
-		v, ok := d.value()
+		var v any
+		if d.ix == nil {
+			v, ok = d.value()
+		} else {
+			at := d.open(k, keyAt, true)
+			v, ok = d.value()
+			d.close(at, v)
+		}
 		if !ok {
 			return nil, false
 		}
@@ -212,6 +268,9 @@ func (d *fastDecoder) object() (any, bool) {
 			m := make(map[string]any, len(ms))
 			for _, e := range ms {
 				m[e.k] = e.v // a repeated key: the last value, as encoding/json
+			}
+			if len(m) != len(ms) {
+				d.ixBad = true
 			}
 			clear(ms) // the stack does not keep values alive
 			d.members = d.members[:mark]
@@ -236,7 +295,16 @@ func (d *fastDecoder) array() (any, bool) {
 	}
 	mark := len(d.elems)
 	for {
-		v, ok := d.value()
+		var v any
+		var ok bool
+		if d.ix != nil && d.i < len(d.b) && (d.b[d.i] == '{' || d.b[d.i] == '[') {
+			// Only an element that is an object or an array is a node of its own.
+			at := d.open("", 0, false)
+			v, ok = d.value()
+			d.close(at, v)
+		} else {
+			v, ok = d.value()
+		}
 		if !ok {
 			return nil, false
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,6 +97,9 @@ func checkFastJSON(t *testing.T, in []byte) {
 		t.Fatalf("%q: %#v, want %#v", in, v, want)
 	}
 	checkJSONIndex(t, in, v)
+	if len(in) > 0 && (in[0] == '{' || in[0] == '[') {
+		checkPrefixIndex(t, in)
+	}
 }
 
 // checkJSONIndex fails when IndexJSON does not lay v, decoded from in, out in pre-order: each
@@ -111,12 +115,19 @@ func checkJSONIndex(t *testing.T, in []byte, v any) {
 		}
 		return
 	}
-	var want []JSONNode
+	// The nodes as a walk of v would lay them out, with their values.
+	type node struct {
+		key         string
+		val         any
+		parent, end int32
+		member      bool
+	}
+	var want []node
 	repeated := false
 	var walk func(v any, key string, member bool, parent int32)
 	walk = func(v any, key string, member bool, parent int32) {
 		at := int32(len(want))
-		want = append(want, JSONNode{Key: key, Val: v, Parent: parent, Member: member})
+		want = append(want, node{key: key, val: v, parent: parent, member: member})
 		switch x := v.(type) {
 		case map[string]any:
 			// In the text's order, which the decoder follows: the keys in order of appearance.
@@ -143,7 +154,7 @@ func checkJSONIndex(t *testing.T, in []byte, v any) {
 				}
 			}
 		}
-		want[at].End = int32(len(want))
+		want[at].end = int32(len(want))
 	}
 	walk(v, "", false, -1)
 	if repeated || len(ix.Nodes) != len(want) {
@@ -151,18 +162,18 @@ func checkJSONIndex(t *testing.T, in []byte, v any) {
 	}
 	for i := range want {
 		g, w := ix.Nodes[i], want[i]
-		_, obj := w.Val.(map[string]any)
-		_, list := w.Val.([]any)
-		if w.Member && !obj && !list {
+		_, obj := w.val.(map[string]any)
+		_, list := w.val.([]any)
+		if w.member && !obj && !list {
 			// A scalar member: its value read off its object (Value).
-			if g.Val != nil || g.Null != (w.Val == nil) {
+			if ix.Container(int32(i)) != nil || g.Null != (w.val == nil) {
 				t.Fatalf("%q: node %d (a scalar member) is %+v", in, i, g)
 			}
-		} else if !sameJSON(g.Val, w.Val) || g.Null {
+		} else if c := ix.Container(int32(i)); !sameJSON(c, w.val) || !sameContainer(c, w.val) || g.Null {
 			t.Fatalf("%q: node %d is %+v, want %+v", in, i, g, w)
 		}
-		if g.Key != w.Key || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || !sameJSON(ix.Value(int32(i)), w.Val) {
-			t.Fatalf("%q: node %d is %+v (value %v), want %+v", in, i, g, ix.Value(int32(i)), w)
+		if ix.Key(int32(i)) != w.key || g.Parent != w.parent || g.End != w.end || g.Member != w.member || !sameJSON(ix.Value(int32(i)), w.val) {
+			t.Fatalf("%q: node %d is %+v (key %q, value %v), want %+v", in, i, g, ix.Key(int32(i)), ix.Value(int32(i)), w)
 		}
 	}
 }
@@ -220,7 +231,7 @@ func objectKeys(ix *JSONIndex, at int32) []string {
 	}
 	for i := at + 1; i < ix.Nodes[at].End && int(i) < len(ix.Nodes); i = max(ix.Nodes[i].End, i+1) {
 		if ix.Nodes[i].Parent == at {
-			keys = append(keys, ix.Nodes[i].Key)
+			keys = append(keys, ix.Key(i))
 		}
 	}
 	return keys
@@ -382,15 +393,98 @@ var scriptValueCases = []string{
 
 func checkScriptValue(t *testing.T, in []byte) {
 	t.Helper()
-	var gotText, wantText []byte
+	gotText, wantText := jsonText{index: true}, jsonText{}
 	got, gotErr := decodeScriptValue(in, &gotText)
 	want, wantErr := decodeBalanced(in, &wantText)
 	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
 		t.Fatalf("%.80q: error %v, want %v", in, gotErr, wantErr)
 	}
-	if !sameJSON(got, want) || !bytes.Equal(gotText, wantText) {
-		t.Fatalf("%.80q: %.80v text %.80q, want %.80v text %.80q", in, got, gotText, want, wantText)
+	if !sameJSON(got, want) || !bytes.Equal(gotText.text, wantText.text) {
+		t.Fatalf("%.80q: %.80v text %.80q, want %.80v text %.80q", in, got, gotText.text, want, wantText.text)
 	}
+	if gotText.ix != nil {
+		checkSameIndex(t, in, gotText.ix, IndexJSON(gotText.text, got))
+	}
+	if n := bytes.Index(in, []byte(scriptEnd)); n > 0 {
+		checkPrefixIndex(t, in[:n])
+	}
+}
+
+// checkPrefixIndex fails when decodeFastPrefixIndexed does not decode in as decodeFastPrefix does,
+// or lays the value out otherwise than IndexJSON of its text.
+func checkPrefixIndex(t *testing.T, in []byte) {
+	t.Helper()
+	v, n, ix, ok := decodeFastPrefixIndexed(in, true)
+	w, wn, wok := decodeFastPrefix(in)
+	if ok != wok || ok && (n != wn || !sameJSON(v, w)) {
+		t.Fatalf("%.80q: indexed decode %v %d %.80v, want %v %d %.80v", in, ok, n, v, wok, wn, w)
+	}
+	if !ok {
+		return
+	}
+	if ix != nil && len(ix.keys) > 0 && !bytes.Contains(in, []byte(`\`)) {
+		t.Fatalf("%.80q: %d keys without escapes stored as keys with escapes", in, len(ix.keys))
+	}
+	checkSameIndex(t, in, ix, IndexJSON(in[:n], v))
+}
+
+// checkSameIndex fails when the decoder's index got is not want (IndexJSON's) node for node: the
+// same keys, parents and extents, the very maps and lists (Finds locates nodes by identity), and
+// the same values.
+func checkSameIndex(t *testing.T, in []byte, got, want *JSONIndex) {
+	t.Helper()
+	if got == nil || want == nil {
+		if got != want {
+			t.Fatalf("%.80q: decoder's index %v, IndexJSON's %v", in, got != nil, want != nil)
+		}
+		return
+	}
+	if len(got.Nodes) != len(want.Nodes) {
+		t.Fatalf("%.80q: %d nodes, want %d", in, len(got.Nodes), len(want.Nodes))
+	}
+	for i := range want.Nodes {
+		g, w := got.Nodes[i], want.Nodes[i]
+		if got.Key(int32(i)) != want.Key(int32(i)) || g.Parent != w.Parent || g.End != w.End || g.Member != w.Member || g.Null != w.Null || (got.Container(int32(i)) == nil) != (want.Container(int32(i)) == nil) {
+			t.Fatalf("%.80q: node %d is %+v, want %+v", in, i, g, w)
+		}
+		gv, wv := got.Value(int32(i)), want.Value(int32(i))
+		if !sameJSON(gv, wv) || !sameContainer(gv, wv) {
+			t.Fatalf("%.80q: node %d's value is %.80v, want %.80v", in, i, gv, wv)
+		}
+	}
+	checkMembers(t, in, got)
+	checkMembers(t, in, want)
+}
+
+// checkMembers fails when ix.Members does not answer, for each key of ix (and for "" and a key
+// it lacks), the members under it whose value is not null, as a scan of the nodes finds them.
+func checkMembers(t *testing.T, in []byte, ix *JSONIndex) {
+	t.Helper()
+	keys := map[string]bool{"": true, "missing": true}
+	for i := range ix.Nodes {
+		keys[ix.Key(int32(i))] = true
+	}
+	for k := range keys {
+		var want []int32
+		for i, n := range ix.Nodes {
+			if n.Member && ix.Key(int32(i)) == k && ix.Value(int32(i)) != nil {
+				want = append(want, int32(i))
+			}
+		}
+		if got := ix.Members(k); !slices.Equal(got, want) {
+			t.Fatalf("%.80q: members %q at %v, want %v", in, k, got, want)
+		}
+	}
+}
+
+// sameContainer reports whether a and b, when maps or lists, are the same one.
+func sameContainer(a, b any) bool {
+	switch a.(type) {
+	case map[string]any, []any:
+		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+		return ra.Kind() == rb.Kind() && ra.UnsafePointer() == rb.UnsafePointer() && ra.Len() == rb.Len()
+	}
+	return true
 }
 
 func TestDecodeScriptValue(t *testing.T) {

@@ -53,8 +53,16 @@ func ScriptJSON(body []byte, marker Marker) (any, error) {
 	return scriptJSON(body, marker, nil)
 }
 
-// scriptJSON is ScriptJSON; when text is not nil, it is set to the JSON text of the value.
-func scriptJSON(body []byte, marker Marker, text *[]byte) (any, error) {
+// jsonText receives the JSON text of the value ScriptJSON decodes and, when index is set, the
+// index the decoder laid out as it went (nil when it did not: IndexJSON's then).
+type jsonText struct {
+	text  []byte
+	index bool
+	ix    *JSONIndex
+}
+
+// scriptJSON is ScriptJSON; when text is not nil, it receives the JSON text of the value.
+func scriptJSON(body []byte, marker Marker, text *jsonText) (any, error) {
 	if marker == nil || marker == (*regexp.Regexp)(nil) {
 		return nil, errNoMarker
 	}
@@ -86,7 +94,7 @@ func scriptJSON(body []byte, marker Marker, text *[]byte) (any, error) {
 }
 
 // valueAfter looks for a JSON value starting within scanWindow bytes of body[i:].
-func valueAfter(body []byte, i int, text *[]byte) (v any, found bool, err error) {
+func valueAfter(body []byte, i int, text *jsonText) (v any, found bool, err error) {
 	prev := byte(0) // the last non-space byte before the current one
 	for j := i - 1; j >= 0; j-- {
 		if !isASCIISpace(body[j]) {
@@ -133,11 +141,11 @@ func valueAfter(body []byte, i int, text *[]byte) (v any, found bool, err error)
 // in one pass that also finds the value's end, instead of a scan for the end and then the decode.
 // Anything that pass does not take (no "</script" after the value, a value the fast decoder
 // leaves to encoding/json, an error) is decodeBalanced's, whose answer it would have been.
-func decodeScriptValue(b []byte, text *[]byte) (any, error) {
+func decodeScriptValue(b []byte, text *jsonText) (any, error) {
 	if n := bytes.Index(b, []byte(scriptEnd)); n > 0 {
-		if v, end, ok := decodeFastPrefix(b[:n]); ok {
+		if v, end, ix, ok := decodeFastPrefixIndexed(b[:n], text != nil && text.index); ok {
 			if text != nil {
-				*text = b[:end]
+				text.text, text.ix = b[:end], ix
 			}
 			return v, nil
 		}
@@ -147,14 +155,14 @@ func decodeScriptValue(b []byte, text *[]byte) (any, error) {
 
 const scriptEnd = "</script"
 
-func decodeBalanced(b []byte, text *[]byte) (any, error) {
+func decodeBalanced(b []byte, text *jsonText) (any, error) {
 	end, err := balancedEnd(b)
 	if err != nil {
 		return nil, err
 	}
 	v, err := unmarshal(b[:end])
 	if err == nil && text != nil {
-		*text = b[:end]
+		text.text = b[:end]
 	}
 	return v, err
 }

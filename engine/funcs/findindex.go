@@ -14,9 +14,10 @@ import (
 // A big embedded JSON (YouTube's ytInitialData: some 18,000 maps) is searched by several find
 // and findAll calls of one run, each over most of the document and each for another key; each
 // walks the whole subtree, map by map, to find a handful of matches. Finds answers those calls
-// from the document's dom.JSONIndex instead, laid out in pre-order from the document's text (when
-// the first search too big to walk comes): a key's matches below a node are then a binary search
-// of the key's positions, put in the walk's order (map keys sorted) by comparing their paths.
+// from the document's dom.JSONIndex instead, laid out in pre-order by the decoder as it decodes a
+// script's JSON (else from the document's text, when the first search too big to walk comes): a
+// key's matches below a node are then a binary search of the key's positions, put in the walk's
+// order (map keys sorted) by comparing their paths.
 //
 // Only documents the engine registers are searched so: decoded sources, which nothing changes
 // once decoded (a map the run builds, such as fields, grows while the run goes on).
@@ -37,6 +38,11 @@ const (
 // and walking it first costs a big search little.
 const probeNodes = 2048
 
+// laidOutProbeNodes is the probe once every document has its index (the decoder lays a script's
+// JSON out as it decodes it): what the probe then saves is only locating the subtree, a scan of
+// the document's nodes that costs about as much as walking a hundred or two.
+const laidOutProbeNodes = 128
+
 // Finds is one run's indexed documents. A run is one goroutine: Finds is not safe for concurrent
 // use.
 type Finds struct {
@@ -54,8 +60,10 @@ type findDoc struct {
 // NewFinds returns an empty set of documents, for one run.
 func NewFinds() *Finds { return &Finds{} }
 
-// Add registers v, decoded from the JSON text text. Neither may change afterwards.
-func (fs *Finds) Add(v any, text []byte) {
+// Add registers v, decoded from the JSON text text, with its index when the decoder laid it out
+// (dom.ScriptJSONText), else nil: it is then laid out from text when a search first needs it.
+// None may change afterwards.
+func (fs *Finds) Add(v any, text []byte, ix *dom.JSONIndex) {
 	// A value takes a byte of text at least and a separator from the next: a text this short
 	// holds no more values than a search may visit, so no search of it runs out of budget.
 	if len(text) > 2*findBudget-1 {
@@ -73,7 +81,21 @@ func (fs *Finds) Add(v any, text []byte) {
 	default:
 		return
 	}
-	fs.docs = append(fs.docs, &findDoc{v: v, text: text})
+	d := &findDoc{v: v, text: text}
+	if ix != nil {
+		d.ix, d.done, d.text = newFindIndex(ix), true, nil
+	}
+	fs.docs = append(fs.docs, d)
+}
+
+// laidOut reports whether every document has been indexed (or found not to pair with its text).
+func (fs *Finds) laidOut() bool {
+	for _, d := range fs.docs {
+		if !d.done {
+			return false
+		}
+	}
+	return true
 }
 
 // find is findKey(v, key, all), answered from an index when v is a big subtree of a registered
@@ -92,6 +114,9 @@ func (fs *Finds) find(v, key any, all bool) []any {
 		return findKey(v, k, all)
 	}
 	f := finder{key: k, budget: probeNodes}
+	if fs.laidOut() {
+		f.budget = laidOutProbeNodes
+	}
 	if all {
 		if f.collect(v, 0) {
 			return f.out
@@ -106,7 +131,7 @@ func (fs *Finds) find(v, key any, all bool) []any {
 		if !d.done {
 			d.done = true
 			if jx := dom.IndexJSON(d.text, d.v); jx != nil {
-				d.ix = &findIndex{JSONIndex: jx, byKey: map[string][]int32{}}
+				d.ix = newFindIndex(jx)
 			}
 			d.text = nil
 		}
@@ -126,6 +151,20 @@ type findIndex struct {
 	// byKey holds, per key searched so far, the positions of the members under it with a non-nil
 	// value, in pre-order.
 	byKey map[string][]int32
+	// big holds the positions of the maps and lists spanning locateMinNodes nodes or more, once
+	// locate first needs them.
+	big []int32
+}
+
+// locateMinNodes is the fewest nodes a map or list spans for locate to find it. A search that
+// outgrew the probe is of a big subtree nearly always, and looking among the few hundred such
+// costs little, even for a value that is not the document's at all (a list a filter made); a
+// subtree of fewer nodes (a list of scalars: they have no nodes) is walked, which answers the
+// same.
+const locateMinNodes = 64
+
+func newFindIndex(ix *dom.JSONIndex) *findIndex {
+	return &findIndex{JSONIndex: ix, byKey: map[string][]int32{}}
 }
 
 // identity tells a map or list of the document from any other value: a map's pointer, a list's
@@ -141,29 +180,34 @@ func identity(v any) (p unsafe.Pointer, n int, list bool) {
 	return nil, 0, false
 }
 
-// locate returns v's position, or -1 when v is not a non-empty map or list of the document.
+// locate returns v's position, or -1 when v is not a non-empty map or list of the document that
+// spans locateMinNodes nodes or more.
 func (ix *findIndex) locate(v any) int32 {
 	p, n, list := identity(v)
 	if p == nil || n == 0 {
 		return -1
 	}
-	for i := range ix.Nodes {
-		if q, m, l := identity(ix.Nodes[i].Val); q == p && m == n && l == list {
-			return int32(i)
+	if ix.big == nil {
+		ix.big = []int32{}
+		for i := range ix.Nodes {
+			if ix.Nodes[i].End-int32(i) >= locateMinNodes {
+				ix.big = append(ix.big, int32(i))
+			}
+		}
+	}
+	for _, i := range ix.big {
+		if q, m, l := identity(ix.Container(i)); q == p && m == n && l == list {
+			return i
 		}
 	}
 	return -1
 }
 
-// find answers findKey(Nodes[at].Val, key, all).
+// find answers findKey(Value(at), key, all).
 func (ix *findIndex) find(at int32, key string, all bool) []any {
 	pos, ok := ix.byKey[key]
 	if !ok {
-		for i := range ix.Nodes {
-			if n := &ix.Nodes[i]; n.Member && !n.Null && n.Key == key {
-				pos = append(pos, int32(i))
-			}
-		}
+		pos = ix.Members(key)
 		ix.byKey[key] = pos
 	}
 	end := ix.Nodes[at].End
@@ -231,10 +275,10 @@ func (ix *findIndex) before(a, b int32) bool {
 	for ix.Nodes[a].Parent != ix.Nodes[b].Parent {
 		a, b = ix.Nodes[a].Parent, ix.Nodes[b].Parent
 	}
-	if _, list := ix.Nodes[ix.Nodes[a].Parent].Val.([]any); list {
+	if _, list := ix.Container(ix.Nodes[a].Parent).([]any); list {
 		return a < b
 	}
-	return strings.Compare(ix.Nodes[a].Key, ix.Nodes[b].Key) < 0
+	return strings.Compare(ix.Key(a), ix.Key(b)) < 0
 }
 
 // FindsPatch rewrites the calls find(v, "key") (once findPatch made it $find) and findAll(v, key)

@@ -47,23 +47,30 @@ func sortedWalkAll(v any) map[string][]any {
 
 // checkIndexed compares, for the nodes at positions roots of the index of v (decoded from text)
 // and for keys (plus every key under each node when allKeys), the index's answers and Finds'
-// (probe, locate, index) with the sorted walk's.
-func checkIndexed(t *testing.T, name string, v any, text []byte, roots func(*dom.JSONIndex) []int32, keys []string, allKeys bool) {
+// (probe, locate, index) with the sorted walk's: Finds' both with the index the decoder laid out,
+// pre (when not nil), and with the one laid out from the text.
+func checkIndexed(t *testing.T, name string, v any, text []byte, pre *dom.JSONIndex, roots func(*dom.JSONIndex) []int32, keys []string, allKeys bool) {
 	t.Helper()
 	ix := dom.IndexJSON(text, v)
 	if ix == nil {
 		t.Fatalf("%s: not indexed", name)
 	}
 	fs := NewFinds()
-	fs.Add(v, text)
+	fs.Add(v, text, nil)
 	if len(fs.docs) != 1 {
 		t.Fatalf("%s: not registered", name)
+	}
+	all := []*Finds{fs}
+	if pre != nil {
+		fs := NewFinds()
+		fs.Add(v, text, pre)
+		all = append(all, fs)
 	}
 	doc := &findIndex{JSONIndex: ix, byKey: map[string][]int32{}}
 	for i, at := range roots(ix) {
 		// Finds' own path (probe, locate) for the first roots: locating scans the document.
 		viaFinds := i < 2 || allKeys
-		root := ix.Nodes[at].Val
+		root := ix.Container(at)
 		want := sortedWalkAll(root)
 		ks := keys
 		if allKeys {
@@ -87,31 +94,39 @@ func checkIndexed(t *testing.T, name string, v any, text []byte, roots func(*dom
 			if !viaFinds {
 				continue
 			}
-			if got := fs.find(root, k, true); !reflect.DeepEqual(got, w) {
-				t.Fatalf("%s: node %d, findAll %q: got %d values, want %d", name, at, k, len(got), len(w))
-			}
-			if got := fs.find(root, k, false); !reflect.DeepEqual(got, w1) {
-				t.Fatalf("%s: node %d, find %q: got %v, want %v", name, at, k, got, w1)
+			for j, fs := range all {
+				if got := fs.find(root, k, true); !reflect.DeepEqual(got, w) {
+					t.Fatalf("%s: node %d, findAll %q (Finds %d): got %d values, want %d", name, at, k, j, len(got), len(w))
+				}
+				if got := fs.find(root, k, false); !reflect.DeepEqual(got, w1) {
+					t.Fatalf("%s: node %d, find %q (Finds %d): got %v, want %v", name, at, k, j, got, w1)
+				}
 			}
 		}
 	}
 }
 
-// decode decodes a JSON text as the engine does a script's, with the text decoded.
-func decode(t *testing.T, in []byte) (any, []byte) {
+// decode decodes a JSON text as the engine does a script's, with its text and its index.
+func decode(t *testing.T, in []byte) (any, []byte, *dom.JSONIndex) {
 	t.Helper()
-	v, text, err := dom.ScriptJSONText(in, startOfText)
+	v, text, ix, err := dom.ScriptJSONText(inScript(in), startOfText)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v, text
+	return v, text, ix
+}
+
+// inScript is in as a script element's text ends: the decoder lays out the index of a value
+// followed by "</script" as it decodes it.
+func inScript(in []byte) []byte {
+	return append(in[:len(in):len(in)], "</script>"...)
 }
 
 // containers returns the positions of ix's non-empty maps and lists.
 func containers(ix *dom.JSONIndex) []int32 {
 	var out []int32
-	for i, n := range ix.Nodes {
-		switch x := n.Val.(type) {
+	for i := range ix.Nodes {
+		switch x := ix.Container(int32(i)).(type) {
 		case map[string]any:
 			if len(x) > 0 {
 				out = append(out, int32(i))
@@ -143,7 +158,7 @@ func TestFindsOracle(t *testing.T) {
 // JSON text, decoded with its index), from every map and list of each, for every key.
 func TestFindsSameAsWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	n := 3000
+	n := 2000 // each checked with the decoder's index and with IndexJSON's
 	if raceDetector || testing.Short() {
 		n = 300
 	}
@@ -152,8 +167,8 @@ func TestFindsSameAsWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, text := decode(t, in)
-		checkIndexed(t, "tree", v, text, containers, []string{"missing", ""}, true)
+		v, text, pre := decode(t, in)
+		checkIndexed(t, "tree", v, text, pre, containers, []string{"missing", ""}, true)
 	}
 }
 
@@ -170,8 +185,18 @@ func TestFindsBigSubtrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, text := decode(t, in)
-		checkIndexed(t, "big", v, text, func(ix *dom.JSONIndex) []int32 { return containers(ix)[:4] }, []string{"k", "a", "z", "items", "missing"}, false)
+		v, text, pre := decode(t, in)
+		if pre == nil {
+			t.Fatal("the decoder did not lay the document out")
+		}
+		// Their searches are the index's: locate finds the big subtrees.
+		jx := &findIndex{JSONIndex: pre}
+		for _, sub := range []any{v, v.(map[string]any)["b"], v.(map[string]any)["b"].(map[string]any)["items"]} {
+			if jx.locate(sub) < 0 {
+				t.Fatal("a big subtree is not located")
+			}
+		}
+		checkIndexed(t, "big", v, text, pre, func(ix *dom.JSONIndex) []int32 { return containers(ix)[:4] }, []string{"k", "a", "z", "items", "missing"}, false)
 	}
 }
 
@@ -187,9 +212,12 @@ func TestFindsNotIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A repeated key: the map keeps the last value.
-	v, text := decode(t, []byte(`{"k":{"k":1},"items":`+string(body)+`,"k":2}`))
+	v, text, pre := decode(t, []byte(`{"k":{"k":1},"items":`+string(body)+`,"k":2}`))
+	if pre != nil {
+		t.Fatal("a repeated key: the decoder laid the document out")
+	}
 	fs := NewFinds()
-	fs.Add(v, text)
+	fs.Add(v, text, pre)
 	if got, want := fs.find(v, "k", true), findKeySorted(v, "k", true); !reflect.DeepEqual(got, want) {
 		t.Fatalf("a repeated key: got %d values, want %d", len(got), len(want))
 	}
@@ -258,7 +286,7 @@ func TestFindsCorpus(t *testing.T) {
 			if strings.HasSuffix(path, ".json") && s == 0 {
 				mk = startOfText
 			}
-			v, text, err := dom.ScriptJSONText(body[s:], mk)
+			v, text, pre, err := dom.ScriptJSONText(body[s:], mk)
 			if err != nil || v == nil {
 				continue
 			}
@@ -277,9 +305,9 @@ func TestFindsCorpus(t *testing.T) {
 			}
 			// Keys: a spread of the document's keys, the most frequent first among them.
 			count := map[string]int{}
-			for _, n := range ix.Nodes {
+			for j, n := range ix.Nodes {
 				if n.Member {
-					count[n.Key]++
+					count[ix.Key(int32(j))]++
 				}
 			}
 			ks := make([]string, 0, len(count))
@@ -298,7 +326,7 @@ func TestFindsCorpus(t *testing.T) {
 			}
 			keys = append(keys, "missing")
 			name, _ := filepath.Rel(dir, path)
-			checkIndexed(t, name, v, text, func(*dom.JSONIndex) []int32 { return sample }, keys, false)
+			checkIndexed(t, name, v, text, pre, func(*dom.JSONIndex) []int32 { return sample }, keys, false)
 		}
 		return nil
 	})
@@ -324,14 +352,14 @@ func FuzzFinds(f *testing.F) {
 		f.Add([]byte(s), "items")
 	}
 	f.Fuzz(func(t *testing.T, in []byte, key string) {
-		v, text, err := dom.ScriptJSONText(in, startOfText)
+		v, text, pre, err := dom.ScriptJSONText(inScript(in), startOfText)
 		if err != nil || v == nil {
 			return
 		}
 		if dom.IndexJSON(text, v) == nil {
 			// An object repeats a key: searches walk.
 			fs := NewFinds()
-			fs.Add(v, text)
+			fs.Add(v, text, pre)
 			for _, all := range []bool{false, true} {
 				if got, want := fs.find(v, key, all), findKeySorted(v, key, all); !reflect.DeepEqual(got, want) {
 					t.Fatalf("key %q, all %v: got %v, want %v", key, all, got, want)
@@ -342,7 +370,7 @@ func FuzzFinds(f *testing.F) {
 		if len(containers(dom.IndexJSON(text, v))) == 0 {
 			return // {} or []: nothing to search
 		}
-		checkIndexed(t, "fuzz", v, text, containers, []string{key}, false)
+		checkIndexed(t, "fuzz", v, text, pre, containers, []string{key}, false)
 	})
 }
 
@@ -357,9 +385,9 @@ func TestFindsPatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, text := decode(t, in)
+	doc, text, pre := decode(t, in)
 	fs := NewFinds()
-	fs.Add(doc, text)
+	fs.Add(doc, text, pre)
 	set := New()
 	for _, code := range []string{`findAll(doc.data, "id")`, `find(doc.data, "id")`, `find(doc.data.items, "k")`, `len(findAll(doc, "missing"))`, `find([1, 5], # > 3)`} {
 		plain, err := expr.Compile(code, append(set.Options(), expr.Env(map[string]any{"doc": doc}))...)
