@@ -100,6 +100,12 @@ func TestFastXPathMatchesFull(t *testing.T) {
 			if got != wantS {
 				t.Errorf("%s on %s:\nindexed %s\nfull    %s", s.src, filepath.Base(page), got, wantS)
 			}
+			if s.fast.wrapper == "" || s.fast.wrapper == "first" {
+				// A rule's test: whether the node set is empty, by the first branch that answers.
+				if found, ok := s.fast.exists(idx); ok && found != (wantS != "") {
+					t.Errorf("%s on %s: exists says %v, full %s", s.src, filepath.Base(page), found, wantS)
+				}
+			}
 			if s.fast.wrapper != "count" {
 				first, _ := s.fast.evalFirst(idx, true)
 				if got, wantS := firstOf(first), firstOf(full); got != wantS {
@@ -389,6 +395,22 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 						return
 					}
 				}
+				if s.native.wrapper == "" {
+					// A rule's test through the evaluator (no index: the native path), from the
+					// context and over its elements as a list item.
+					ev := NewEvaluator(nil)
+					nav := dom.NavigatorAt(root, c)
+					plain := ev.Value(s.xpathSel, nav, false, false)
+					mark := ev.BeginItem(nav)
+					asItem := ev.Value(s.xpathSel, nav, false, false)
+					ev.EndItem(mark)
+					for _, got := range []any{plain, asItem} {
+						if (got == true) != (want != "") || got != nil && got != true {
+							t.Errorf("%s on %s from <%s>, exists: got %v, full %s", s.src, filepath.Base(page), c.Data, got, want)
+							return
+						}
+					}
+				}
 				checked.Add(1)
 			}
 		}
@@ -427,6 +449,33 @@ func TestNativeStringShortcuts(t *testing.T) {
 		}
 		if got, min := nonSpace(v), len(w)-strings.Count(w, " "); got != min {
 			t.Errorf("nonSpace(%q) = %d, want %d", v, got, min)
+		}
+	}
+}
+
+// FuzzNormSpaceX compares normSpaceX, which returns a normalized value as it is, with the split and
+// join it stands for.
+func FuzzNormSpaceX(f *testing.F) {
+	for _, v := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\u00a0b", "\u2003", "a\vb", "a\fb", "a\r\nb", "\x85", "\xff a"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if got, want := normSpaceX(v), strings.Join(strings.Fields(v), " "); got != want {
+			t.Errorf("normSpaceX(%q) = %q, want %q", v, got, want)
+		}
+	})
+}
+
+// stringValue without a navigator against the navigator's Value, on every node of a page with
+// comments, text, nested elements and a doctype.
+func TestStringValueMatchesNavigator(t *testing.T) {
+	root, err := dom.ParseHTML([]byte("<!DOCTYPE html><p>a<!-- c --><b>b<i> i </i></b>\n<script>s</script>t</p><div></div><span>one</span>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := root; n != nil; n = nextNode(n, root) {
+		if got, want := stringValue(n), dom.NavigatorAt(root, n).Value(); got != want {
+			t.Errorf("stringValue(<%s> %d) = %q, navigator %q", n.Data, n.Type, got, want)
 		}
 	}
 }

@@ -276,6 +276,14 @@ func (ev *Evaluator) Nodes(x *Expr, ctx xpath.NodeNavigator) []xpath.NodeNavigat
 func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool) any {
 	if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
 		if x.fast != nil && ev.want != nil {
+			if !all && !text && (x.fast.wrapper == "" || x.fast.wrapper == "first") {
+				if found, ok := x.fast.exists(ev.indexFor(h.Root())); ok {
+					if found {
+						return true
+					}
+					return nil
+				}
+			}
 			if res, ok := x.fast.evalFirst(ev.indexFor(h.Root()), !all); ok {
 				return nodeResult(res, all, text)
 			}
@@ -283,6 +291,15 @@ func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool
 		if x.native != nil && h.Attr() < 0 {
 			if !all && x.native.wrapper == "" && len(x.native.branches) == 1 {
 				return firstResult(x.native.branches[0], h.Root(), h.Current(), &ev.item, text)
+			}
+			if !all && !text && x.native.wrapper == "" {
+				// A union's existence: any branch's first node, none of them ordered.
+				for _, b := range x.native.branches {
+					if n, _ := b.first(h.Root(), h.Current(), &ev.item); n != nil {
+						return true
+					}
+				}
+				return nil
 			}
 			return nodeResult(x.native.evalAll(h.Root(), h.Current(), &ev.item, all), all, text)
 		}

@@ -493,24 +493,8 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 	}
 	var found []xpath.NodeNavigator
 	for _, b := range fx.branches {
-		var lists [][]*html.Node
-		if b.keys == nil {
-			lists = append(lists, idx.tags[b.tag])
-		} else {
-			for _, k := range b.keys {
-				if l := idx.attrs[k]; len(l) > 0 {
-					lists = append(lists, l)
-				}
-			}
-		}
-		total := 0
-		for _, l := range lists {
-			total += len(l)
-		}
-		if total > maxCandidates && b.first != nil && total <= maxNativeCandidates {
-			lists, total = b.keepFirst(idx.root, lists)
-		}
-		if total > maxCandidates && (b.native == nil || total > maxNativeCandidates) {
+		lists, usable := b.candidates(idx)
+		if !usable {
 			return nil, false
 		}
 		var got []xpath.NodeNavigator
@@ -590,6 +574,70 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 		return v, true
 	}
 	return found, true
+}
+
+// candidates returns the lists of the branch's candidates in idx; usable is false when there are
+// too many for the index path.
+func (b *fastBranch) candidates(idx *docIndex) (lists [][]*html.Node, usable bool) {
+	if b.keys == nil {
+		lists = append(lists, idx.tags[b.tag])
+	} else {
+		for _, k := range b.keys {
+			if l := idx.attrs[k]; len(l) > 0 {
+				lists = append(lists, l)
+			}
+		}
+	}
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	if total > maxCandidates && b.first != nil && total <= maxNativeCandidates {
+		lists, total = b.keepFirst(idx.root, lists)
+	}
+	return lists, total <= maxCandidates || b.native != nil && total <= maxNativeCandidates
+}
+
+// exists reports whether the node set of an XPath without wrapper (or (X)[1]) is not empty, which is
+// all a rule's test reads: the first branch that selects a node answers, with no node set built,
+// merged or sorted. ok is false when that takes the original XPath.
+func (fx *fastXPath) exists(idx *docIndex) (found, ok bool) {
+	ok = true
+	for _, b := range fx.branches {
+		lists, usable := b.candidates(idx)
+		if !usable {
+			// Another branch may still answer; only an empty answer needs this one.
+			ok = false
+			continue
+		}
+		for _, cands := range lists {
+			for _, c := range cands {
+				if b.tag != "*" && c.Data != b.tag {
+					continue
+				}
+				if b.native != nil {
+					if n, _ := b.native.first(idx.root, c, nil); n != nil {
+						return true, true
+					}
+					continue
+				}
+				if b.first != nil && !b.firstSelects(idx.root, c) {
+					continue
+				}
+				e := b.self.get()
+				it, isIt := e.Evaluate(dom.NavigatorAt(idx.root, c)).(*xpath.NodeIterator)
+				has := isIt && it.MoveNext()
+				b.self.put(e)
+				if has {
+					return true, true
+				}
+				if !isIt {
+					return false, false
+				}
+			}
+		}
+	}
+	return false, ok
 }
 
 // keepFirst returns each list of candidates with only those the branch's first step selects (in

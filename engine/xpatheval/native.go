@@ -783,11 +783,34 @@ func strOrLit(a string) func(*html.Node) string {
 
 var tokenRe = regexp.MustCompile(`^concat\(\s*' '\s*,\s*normalize-space\(@([A-Za-z_][A-Za-z0-9_.:-]*)\)\s*,\s*' '\s*\)$`)
 
-// stringValue is the XPath string-value of an element: all its descendant text, as antchfx has it.
-func stringValue(n *html.Node) string { return dom.NavigatorAt(n, n).Value() }
+// stringValue is the XPath string-value of an element: all its descendant text, as antchfx has it
+// (the navigator's Value), without a navigator per node tested: text predicates run on every
+// candidate of every card.
+func stringValue(n *html.Node) string {
+	if n.Type == html.CommentNode {
+		return n.Data // what Value gives a comment; StringValue reads only text nodes
+	}
+	return dom.StringValue(n)
+}
 
-// normSpaceX is XPath's normalize-space as antchfx implements it (Unicode white space).
-func normSpaceX(s string) string { return strings.Join(strings.Fields(s), " ") }
+// normSpaceX is XPath's normalize-space as antchfx implements it (Unicode white space). Most values
+// are normalized already (one word, or words one space apart): they are returned as they are, not
+// split and joined again.
+func normSpaceX(s string) string {
+	space := true // the previous byte was a space, or there is none: a space here is not kept
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == ' ' && space, c != ' ' && isXMLSpace(c):
+			return strings.Join(strings.Fields(s), " ")
+		default:
+			space = c == ' '
+		}
+	}
+	if space && s != "" {
+		return strings.Join(strings.Fields(s), " ") // a trailing space
+	}
+	return s
+}
 
 // exists reports whether the path selects anything from ctx (for path predicates).
 func (p *nativePath) exists(ctx *html.Node) bool {
