@@ -103,6 +103,9 @@ func checkXPathWays(t *testing.T, doc, src string) {
 					t.Fatalf("%s\non %s\nindexed:\ngot  %s\nwant %s", src, doc, g, w)
 				}
 			}
+			if found, ok := fx.exists(idx); ok && (fx.wrapper == "" || fx.wrapper == "first") && found != (w != "[]") {
+				t.Fatalf("%s\non %s\nindexed, exists: got %v, want %s", src, doc, found, w)
+			}
 			if got, ok := fx.evalFirst(idx, true); ok {
 				exp := w
 				if fx.wrapper != "count" {
@@ -335,7 +338,7 @@ func (g *xgen) doc(depth int) string {
 		}
 		tag := xgenTags[g.n(len(xgenTags))]
 		b.WriteString("<" + tag)
-		if c := g.pick("", "", "x", "y", "x y", " x "); c != "" {
+		if c := g.pick("", "", "x", "y", "x y", " x ", "x x", "yx"); c != "" {
 			b.WriteString(` class="` + c + `"`)
 		}
 		if g.n(3) == 0 {
@@ -449,7 +452,10 @@ func (g *xgen) preds(text bool) string {
 			"span", "count(*) = 1", "string-length(.) > 1", "normalize-space()", "@id='i' or @class='y'",
 			"contains(concat(' ', normalize-space(@class), ' '), ' x ')", "b/span", "starts-with(@class, 'x')",
 			"ancestor::ul", "not(ancestor::*[@id='i'])", "self::div or self::span", "following-sibling::b", "3",
-			"contains(concat(' ', @class, ' '), ' x ')", "not(@id | @class)") + "]"
+			"contains(concat(' ', @class, ' '), ' x ')", "not(@id | @class)",
+			// one attribute's literals, which the absent-literal shortcut reads as one need (absent.go)
+			"contains(@class, 'y') or contains(@class, 'x')", "@class='y' or starts-with(@class, 'yx')",
+			"contains(@class, '')", "contains(@class, 'x') and @id='i'") + "]"
 	}
 	return s
 }
