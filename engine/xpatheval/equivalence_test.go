@@ -369,6 +369,13 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 			i++
 		}
 		var sub subtree
+		// Each context's elements kept across all the XPaths, as a list item's are across its
+		// fields: what one XPath lists (attribute values, elements of a tag) serves the next.
+		kept := map[*html.Node]*subtree{}
+		for _, c := range ctxs {
+			kept[c] = &subtree{}
+			kept[c].reset(c)
+		}
 		for _, s := range on {
 			from := ctxs
 			if contextFree(s.src) {
@@ -389,6 +396,8 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 					{"native over the item's elements", s.native.eval(root, c, &sub), want},
 					{"native first", s.native.evalAll(root, c, nil, false), fullFirst},
 					{"native first over the item's elements", s.native.evalAll(root, c, &sub, false), fullFirst},
+					{"native over the item's elements kept across XPaths", s.native.eval(root, c, kept[c]), want},
+					{"native first over the item's elements kept across XPaths", s.native.evalAll(root, c, kept[c], false), fullFirst},
 				} {
 					if got := describeResult(way.res); got != way.want {
 						t.Errorf("%s on %s from <%s>, %s:\ngot  %s\nfull %s", s.src, filepath.Base(page), c.Data, way.name, got, way.want)

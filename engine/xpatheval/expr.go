@@ -233,7 +233,7 @@ func (ev *Evaluator) BeginItem(nav xpath.NodeNavigator) (mark *html.Node) {
 // kept for the next item.
 func (ev *Evaluator) EndItem(mark *html.Node) {
 	if ev.item.node != mark {
-		ev.item.node, ev.item.built, ev.item.njoined = nil, false, 0
+		ev.item.node, ev.item.built, ev.item.njoined, ev.item.ntagged = nil, false, 0, 0
 	}
 }
 

@@ -829,11 +829,56 @@ type subtree struct {
 
 	joined  []joinedAttr // attribute values joined (see absent.go): the first njoined are this node's
 	njoined int
+
+	tagged  []taggedElems // the elements of one tag each: the first ntagged are this node's
+	ntagged int
 }
 
-// reset points the subtree at n, keeping the slice's storage.
+// taggedElems is the elements of a subtree whose tag is one atom, in document order.
+type taggedElems struct {
+	atom  atom.Atom
+	elems []*html.Node
+}
+
+// reset points the subtree at n, keeping the slices' storage.
 func (t *subtree) reset(n *html.Node) {
-	t.node, t.elems, t.built, t.njoined = n, t.elems[:0], false, 0
+	t.node, t.elems, t.built, t.njoined, t.ntagged = n, t.elems[:0], false, 0, 0
+}
+
+// withTag returns the elements of t whose tag is a, listed once per item: a card's fields mostly
+// start with a descendant step of a named tag (.//h2, .//span[...], .//a[...]), each of which
+// scanned all the card's elements (or all those with a class) to keep the few of its tag.
+func (t *subtree) withTag(a atom.Atom) []*html.Node {
+	for i := range t.ntagged {
+		if t.tagged[i].atom == a {
+			return t.tagged[i].elems
+		}
+	}
+	if t.ntagged == len(t.tagged) {
+		t.tagged = append(t.tagged, taggedElems{})
+	}
+	tg := &t.tagged[t.ntagged]
+	t.ntagged++
+	tg.atom, tg.elems = a, tg.elems[:0]
+	for _, n := range t.list() {
+		if n.DataAtom == a {
+			tg.elems = append(tg.elems, n)
+		}
+	}
+	return tg.elems
+}
+
+// scan returns the elements of t a descendant step can select, a superset in document order: those
+// of its tag or those with the attributes its predicates require (see candidates), the fewer.
+func (t *subtree) scan(st *nativeStep) []*html.Node {
+	elems := t.candidates(st.needs)
+	if st.atom != 0 && len(elems) > 0 {
+		// match rejects an element of another atom whenever the step's name has one
+		if tagged := t.withTag(st.atom); len(tagged) < len(elems) {
+			elems = tagged
+		}
+	}
+	return elems
 }
 
 func (t *subtree) list() []*html.Node {
@@ -889,8 +934,9 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 		return true
 	case st.descendant:
 		if sub != nil && sub.node == c {
-			// Only the elements that have the attributes the predicates require can match.
-			for _, n := range sub.candidates(st.needs) {
+			// Only the elements of the step's tag that have the attributes the predicates
+			// require can match.
+			for _, n := range sub.scan(st) {
 				if st.match(n) && !yield(n) {
 					return false
 				}
