@@ -50,6 +50,10 @@ func TestAnalyzeXPath(t *testing.T) {
 		// antchfx runs a numeric predicate's step parent by parent, not in document order
 		{"//div[@id='a'][count(li) = 2]", false, ""},
 		{"//div[@id='a'][string-length(.) > 2]", false, ""},
+		// the same nodes in another order: in a union, put in document order, the index finds them
+		{"//div[@id='a'][count(li) = 2] | //li[@id='b']", true, ""},
+		{"//div[@data-c='r'][string-length(@data-asin) = 10] | //li[contains(@class, 'r')][string-length(@data-asin) = 10]", true, ""},
+		{"(//div[@id='a'][count(li) = 2])[1]", false, ""},
 		{"//div[@id='a']//li[2]", true, ""},
 		{"//div[@id='a'] | //li[@id='b']", true, ""},
 	}

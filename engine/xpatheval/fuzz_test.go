@@ -466,6 +466,9 @@ func TestNativeXPathKnownDepartures(t *testing.T) {
 		`<div id="r"><div class="s"><div class="i"><span class="n">1</span></div><div class="i"><span class="n">2</span></div></div><div class="i"><span class="n">3</span></div></div>`,
 		`<section><p>x</p><div class="i"><span>1</span></div><div class="i"><span>2</span></div></section><section><div class="i"><span>3</span></div></section>`,
 		`<ul><li class="x">a</li><li>b</li><li class="x">c</li></ul><ul><li class="x">d</li><li class="x">e</li></ul>`,
+		// a numeric predicate's step parent by parent: the outer div's children (A, C) before
+		// the nested one (B), where document order is A, B, C
+		`<div class="x"><div class="x">1</div></div><div class="x">2</div>`,
 	}
 	srcs := []string{
 		".//div[@class='i'][1]//span", "//div[@class='i'][1]", ".//div[2]", "//div[@class='i'][last()]", "//li[@class='x'][2]",
@@ -475,6 +478,7 @@ func TestNativeXPathKnownDepartures(t *testing.T) {
 		"//li/following-sibling::li[@class='x'][1]", "//span/ancestor::div[@class='i'][1]",
 		// the recipe family's microdata property: an attribute, else the element's text
 		"//*[contains(concat(' ', @class, ' '), ' i ')]/@id | //*[contains(concat(' ', @class, ' '), ' i ')][not(@id | @title)]",
+		"//div[@class='x'][string-length(.) > 0]", "//div[@class='x'][string-length(.) > 0] | //p[@id='i']",
 	}
 	for _, doc := range docs {
 		for _, src := range srcs {

@@ -190,8 +190,9 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 			return nil
 		}
 	}
-	for _, b := range splitTop(s, '|') {
-		fb := analyzeBranch(strings.TrimSpace(b))
+	branches := splitTop(s, '|')
+	for _, b := range branches {
+		fb := analyzeBranch(strings.TrimSpace(b), len(branches) > 1)
 		if fb == nil {
 			return nil
 		}
@@ -213,7 +214,9 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 	return fx
 }
 
-func analyzeBranch(b string) *fastBranch {
+// analyzeBranch returns the index plan of one branch. inUnion: the branch is one of several, whose
+// nodes are put in document order, each once, whatever order each branch has them in.
+func analyzeBranch(b string, inUnion bool) *fastBranch {
 	m := stepRe.FindStringSubmatch(b)
 	if m == nil {
 		return nil
@@ -234,8 +237,12 @@ func analyzeBranch(b string) *fastBranch {
 	}
 	for _, p := range preds {
 		// A positional predicate counts among siblings; on the self axis it would mean something else.
-		if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") || numericPred(p) {
-			// antchfx runs such a step parent by parent, not in document order
+		if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") {
+			return nil
+		}
+		if numericPred(p) && !inUnion {
+			// antchfx runs such a step parent by parent, not in document order; it selects the
+			// same nodes, so in a union, which is put in document order, the index may find them.
 			return nil
 		}
 		if hasAbsolutePath(p) {
