@@ -54,6 +54,11 @@ func TestAnalyzeXPath(t *testing.T) {
 		{"//div[@id='a'][count(li) = 2] | //li[@id='b']", true, ""},
 		{"//div[@data-c='r'][string-length(@data-asin) = 10] | //li[contains(@class, 'r')][string-length(@data-asin) = 10]", true, ""},
 		{"(//div[@id='a'][count(li) = 2])[1]", false, ""},
+		// keyed by an attribute's presence
+		{"//*[@itemscope][not(@itemprop)][contains(@itemtype, 'schema.org/Product')]", true, ""},
+		{"//div[@data-item-id] | //script[@id='x']", true, ""},
+		{"//li[@a or @b='x']", true, ""},
+		{"//*[not(@a)]", false, ""},
 		{"//div[@id='a']//li[2]", true, ""},
 		{"//div[@id='a'] | //li[@id='b']", true, ""},
 	}
@@ -679,5 +684,26 @@ func TestIndexFirstStepFilter(t *testing.T) {
 		if g, w := describeResult(got), describeResult(referenceXPath(x, root, root)); g != w {
 			t.Errorf("%s:\nindexed %s\nfull    %s", tt.src, g, w)
 		}
+	}
+}
+
+// An element with two attributes of one key (href and xlink:href in SVG) is listed once under the
+// key's presence: the comparisons above see node sets without their repeats.
+func TestIndexPresenceOnce(t *testing.T) {
+	root, err := dom.ParseHTML([]byte(`<svg><use href="#a" xlink:href="#b"></use></svg><a href="c">c</a>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := newIndexWant()
+	fx := analyzeXPath("//*[@href]", want)
+	if fx == nil {
+		t.Fatal("//*[@href] is not indexed")
+	}
+	got, ok := fx.eval(buildIndex(root, want))
+	if !ok {
+		t.Fatal("the index did not answer")
+	}
+	if ns := got.([]xpath.NodeNavigator); len(ns) != 2 {
+		t.Errorf("//*[@href]: %d nodes, want 2 (use, a)", len(ns))
 	}
 }

@@ -400,7 +400,7 @@ func (g *xgen) branch() string {
 	}
 	if s == "//" && g.n(2) == 0 {
 		// the index path's shape: a first step keyed by an attribute value
-		s += g.pick("div", "li", "*", "span") + g.pick("[@class='x']", "[@id='i']", "[@class='y' or @id='j']", "[@id='i' and span]")
+		s += g.pick("div", "li", "*", "span") + g.pick("[@class='x']", "[@id='i']", "[@class='y' or @id='j']", "[@id='i' and span]", "[@id]", "[@class or @id='j']")
 		s += g.preds(false)
 	} else {
 		s += g.step()
@@ -469,6 +469,8 @@ func TestNativeXPathKnownDepartures(t *testing.T) {
 		// a numeric predicate's step parent by parent: the outer div's children (A, C) before
 		// the nested one (B), where document order is A, B, C
 		`<div class="x"><div class="x">1</div></div><div class="x">2</div>`,
+		// two attributes keyed href on one element (href and xlink:href): the element once
+		`<svg><use href="#a" xlink:href="#b"></use></svg><a href="c">c</a>`,
 	}
 	srcs := []string{
 		".//div[@class='i'][1]//span", "//div[@class='i'][1]", ".//div[2]", "//div[@class='i'][last()]", "//li[@class='x'][2]",
@@ -479,6 +481,7 @@ func TestNativeXPathKnownDepartures(t *testing.T) {
 		// the recipe family's microdata property: an attribute, else the element's text
 		"//*[contains(concat(' ', @class, ' '), ' i ')]/@id | //*[contains(concat(' ', @class, ' '), ' i ')][not(@id | @title)]",
 		"//div[@class='x'][string-length(.) > 0]", "//div[@class='x'][string-length(.) > 0] | //p[@id='i']",
+		"//*[@href]", "//*[@href]/@href", "//*[@href or @class='x']",
 	}
 	for _, doc := range docs {
 		for _, src := range srcs {

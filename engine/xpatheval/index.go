@@ -36,7 +36,7 @@ type fastXPath struct {
 
 type fastBranch struct {
 	tag    string   // element name, or "*"
-	keys   []string // index keys attr\x00value (any of them), or nil for a tag-only branch
+	keys   []string // index keys attr\x00value or attr\x01 (presence), any of them; nil: tag only
 	self   *xpathSel
 	native *nativePath // self::<step>... evaluated natively, when of the native subset
 
@@ -111,6 +111,10 @@ type valueSet struct {
 	lens [2]uint64 // bit l: a wanted value of length l (l < 128)
 	long bool      // a wanted value of 128 bytes or more
 	vals map[string]bool
+
+	// presence is the key of the attribute's presence (//*[@itemscope], //div[@data-item-id]),
+	// when some XPath is keyed by it: every element with the attribute is listed under it.
+	presence string
 }
 
 func (v *valueSet) has(s string) bool {
@@ -144,11 +148,16 @@ func (w *indexWant) lists() {
 		w.attrVals = make([]valueSet, len(w.attrNames))
 		for k := range w.keys {
 			name, val, _ := strings.Cut(k, "\x00")
+			name, present := strings.CutSuffix(name, "\x01")
 			i := sort.SearchStrings(w.attrNames, name)
 			if i == len(w.attrNames) || w.attrNames[i] != name {
 				continue
 			}
 			vs := &w.attrVals[i]
+			if present {
+				vs.presence = k
+				continue
+			}
 			if vs.vals == nil {
 				vs.vals = map[string]bool{}
 			}
@@ -204,6 +213,7 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 	for _, b := range fx.branches {
 		for _, k := range b.keys {
 			attr, _, _ := strings.Cut(k, "\x00")
+			attr = strings.TrimSuffix(attr, "\x01")
 			want.attrs[attr] = true
 			want.keys[k] = true
 		}
@@ -298,11 +308,17 @@ func predicateKeys(p string) []string {
 	return nil
 }
 
-// orKeys returns the keys of "@a='x'" or "@a='x' or @b='y' ...", else nil.
+// orKeys returns the keys of "@a='x'" or "@a='x' or @b='y' ...", else nil. A term "@a" (the
+// attribute is present, whatever its value) is keyed too.
 func orKeys(p string) []string {
 	var keys []string
 	for _, t := range splitWord(trimParens(strings.TrimSpace(p)), "or") {
-		m := eqRe.FindStringSubmatch(trimParens(strings.TrimSpace(t)))
+		t = trimParens(strings.TrimSpace(t))
+		if m := presenceRe.FindStringSubmatch(t); m != nil {
+			keys = append(keys, m[1]+"\x01")
+			continue
+		}
+		m := eqRe.FindStringSubmatch(t)
 		if m == nil {
 			return nil
 		}
@@ -310,6 +326,8 @@ func orKeys(p string) []string {
 	}
 	return keys
 }
+
+var presenceRe = regexp.MustCompile(`^@([A-Za-z_][A-Za-z0-9_:.-]*)$`)
 
 func trimParens(s string) string {
 	for strings.HasPrefix(s, "(") && matching(s, 0) == len(s)-1 {
@@ -454,6 +472,12 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 			for i, name := range want.attrNames {
 				if a.Key != name {
 					continue
+				}
+				if p := want.attrVals[i].presence; p != "" {
+					// once, though foreign content can have href and xlink:href, both keyed href
+					if l := idx.attrs[p]; len(l) == 0 || l[len(l)-1] != n {
+						idx.attrs[p] = append(l, n)
+					}
 				}
 				if want.attrVals[i].has(a.Val) {
 					key = append(append(append(key[:0], a.Key...), 0), a.Val...)
