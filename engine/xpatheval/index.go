@@ -103,6 +103,8 @@ type indexWant struct {
 	tagAtoms  []atom.Atom
 	attrNames []string
 	attrVals  []valueSet // per attrNames entry: the values wanted
+	attrLens  [2]uint64  // bit l: an attrNames entry of length l (l < 128)
+	attrLong  bool       // an entry of 128 bytes or more
 }
 
 // valueSet is the values of one attribute the index wants, with a bitmask of their lengths: most
@@ -145,6 +147,13 @@ func (w *indexWant) lists() {
 			w.attrNames = append(w.attrNames, a)
 		}
 		sort.Strings(w.attrNames)
+		for _, a := range w.attrNames {
+			if l := len(a); l < 128 {
+				w.attrLens[l>>6] |= 1 << (l & 63)
+			} else {
+				w.attrLong = true
+			}
+		}
 		w.attrVals = make([]valueSet, len(w.attrNames))
 		for k := range w.keys {
 			name, val, _ := strings.Cut(k, "\x00")
@@ -464,11 +473,19 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 		}
 		for i, a := range want.tagAtoms {
 			if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
-				byTag[i] = append(byTag[i], n)
+				// Past maxNativeCandidates a list only says there are too many for the index.
+				if len(byTag[i]) <= maxNativeCandidates {
+					byTag[i] = append(byTag[i], n)
+				}
 				break
 			}
 		}
 		for _, a := range n.Attr {
+			// Most attributes (style, href, src...) have a length no wanted name has: passed
+			// over without comparing names.
+			if l := len(a.Key); l < 128 && want.attrLens[l>>6]&(1<<(l&63)) == 0 || l >= 128 && !want.attrLong {
+				continue
+			}
 			for i, name := range want.attrNames {
 				if a.Key != name {
 					continue
