@@ -707,3 +707,48 @@ func TestIndexPresenceOnce(t *testing.T) {
 		t.Errorf("//*[@href]: %d nodes, want 2 (use, a)", len(ns))
 	}
 }
+
+// TestGroupIndexMatchesNative runs every shipped (X)[N]rest whose X has an index plan through an
+// evaluator with the index (X's nodes from it) and one without (the native path), on its pages:
+// the same values, all or first, text or not, and the same nodes.
+func TestGroupIndexMatchesNative(t *testing.T) {
+	type grouped struct {
+		x    *Expr
+		want *Want
+	}
+	var sels []shippedSel
+	byGroup := map[string]grouped{}
+	for _, s := range shippedSelectors(t, nil) {
+		w := NewWant()
+		x, err := Compile(s.src, w)
+		if err != nil || x.groupFast == nil {
+			continue
+		}
+		sels = append(sels, s)
+		byGroup[s.src] = grouped{x, w}
+	}
+	if len(sels) == 0 {
+		t.Fatal("no shipped group has an index plan")
+	}
+	var checked atomic.Int64
+	forEachPage(t, sels, func(page string, root *html.Node, on []shippedSel) {
+		for _, s := range on {
+			g := byGroup[s.src]
+			nav := dom.NavigatorAt(root, root)
+			indexed, native := NewEvaluator(g.want), NewEvaluator(nil)
+			for _, all := range []bool{false, true} {
+				for _, text := range []bool{false, true} {
+					got, want := indexed.Value(g.x, nav, all, text), native.Value(g.x, nav, all, text)
+					if fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", want, want) {
+						t.Errorf("%s on %s (all %v, text %v): indexed %T %v, native %T %v", s.src, filepath.Base(page), all, text, got, got, want, want)
+					}
+				}
+			}
+			if got, want := describeResult(indexed.Nodes(g.x, nav)), describeResult(native.Nodes(g.x, nav)); got != want {
+				t.Errorf("%s on %s, nodes: indexed %s, native %s", s.src, filepath.Base(page), got, want)
+			}
+			checked.Add(1)
+		}
+	})
+	t.Logf("%d groups with an index plan, %d comparisons", len(sels), checked.Load())
+}

@@ -37,6 +37,9 @@ type nativePath struct {
 	group     *nativeXPath
 	groupPos  int
 	groupLast bool
+	// afterGroup is the path without its group: what runs from the node the group picks, however
+	// it was found (see Expr.groupFast).
+	afterGroup *nativePath
 
 	// needs is what the steps require of the attributes of the nodes they select, when they only
 	// select descendants of the context (see absent.go).
@@ -111,6 +114,7 @@ func parseNativePath(s string) *nativePath {
 			}
 		}
 		p.group, p.groupPos, p.groupLast = inner, pos, last
+		p.afterGroup = &nativePath{}
 		s = rest
 		if s == "" {
 			return p
@@ -145,6 +149,9 @@ func parseNativePath(s string) *nativePath {
 				return nil
 			}
 			p.attr = name
+			if p.afterGroup != nil {
+				p.afterGroup.steps, p.afterGroup.attr = p.steps, p.attr
+			}
 			return p
 		}
 		if strings.HasPrefix(s, "..") && !desc {
@@ -241,6 +248,9 @@ func parseNativePath(s string) *nativePath {
 		return nil
 	}
 	p.needs = pathNeeds(p)
+	if p.afterGroup != nil {
+		p.afterGroup.steps, p.afterGroup.attr = p.steps, p.attr
+	}
 	return p
 }
 
@@ -1154,6 +1164,11 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 // groupNode is the node (X)[N] or (X)[last()] picks: X's nodes in document order, once each.
 func (p *nativePath) groupNode(root, ctx *html.Node, sub *subtree) *html.Node {
 	ns, _ := p.group.eval(root, ctx, sub).([]xpath.NodeNavigator)
+	return p.pick(ns)
+}
+
+// pick is the node of X's nodes (in any order, repeats allowed) the group picks, or nil.
+func (p *nativePath) pick(ns []xpath.NodeNavigator) *html.Node {
 	ns = sortUnique(ns)
 	switch {
 	case p.groupLast && len(ns) > 0:
