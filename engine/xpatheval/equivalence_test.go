@@ -40,7 +40,11 @@ func TestAnalyzeXPath(t *testing.T) {
 		{"(//div[@id='a'])[1]", true, "first"},
 		{"(//div[@id='a'])[2]", false, ""},
 		{"(//div[@id='a']) | (//b)[1]", false, ""},
-		{"//*[contains(@class, 'x')]", false, ""},
+		// keyed by a literal the first step requires of an attribute (the joined values)
+		{"//*[contains(@class, 'x')]", true, ""},
+		{"//div[contains(concat(' ', normalize-space(@class), ' '), ' g ')] | //form[@id='c']", true, ""},
+		{"//*[contains(@class, '')]", false, ""},
+		{"//*[@x != 'y']", false, ""},
 		{"//div[@id='a'] | .//b", false, ""},
 		{"//a[@href = /html/@x]", false, ""},
 		{"//a[@x='1' or /html]", false, ""},

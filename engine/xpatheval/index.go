@@ -2,6 +2,7 @@ package xpatheval
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,11 @@ type fastBranch struct {
 	// positional: a later step has a position, whose order over nested candidates is antchfx's
 	// own (not document order), so nested candidates go to the original XPath.
 	positional bool
+
+	// need, for a branch without keys, is what its first step requires of an attribute (a literal
+	// of the class, say): the candidates are the elements whose value holds one, found in the
+	// values the index joined, not every element of the tag (every div of the page).
+	need *attrNeed
 }
 
 // restPositions reports whether the steps of rest have a position predicate, and whether one of
@@ -95,6 +101,7 @@ type indexWant struct {
 	attrs map[string]bool
 	keys  map[string]bool
 	tags  map[string]bool
+	joins map[string]bool // attributes whose values are joined (see fastBranch.need)
 
 	// The same as short lists, made once: the index walk checks every element of the page against
 	// them, and a comparison of a few atoms is several times cheaper than a map lookup.
@@ -113,6 +120,7 @@ type valueSet struct {
 	lens [2]uint64 // bit l: a wanted value of length l (l < 128)
 	long bool      // a wanted value of 128 bytes or more
 	vals map[string]bool
+	join bool // the values are joined for needs (see fastBranch.need)
 
 	// presence is the key of the attribute's presence (//*[@itemscope], //div[@data-item-id]),
 	// when some XPath is keyed by it: every element with the attribute is listed under it.
@@ -155,6 +163,9 @@ func (w *indexWant) lists() {
 			}
 		}
 		w.attrVals = make([]valueSet, len(w.attrNames))
+		for i, a := range w.attrNames {
+			w.attrVals[i].join = w.joins[a]
+		}
 		for k := range w.keys {
 			name, val, _ := strings.Cut(k, "\x00")
 			name, present := strings.CutSuffix(name, "\x01")
@@ -181,7 +192,7 @@ func (w *indexWant) lists() {
 }
 
 func newIndexWant() *indexWant {
-	return &indexWant{attrs: map[string]bool{}, keys: map[string]bool{}, tags: map[string]bool{}}
+	return &indexWant{attrs: map[string]bool{}, keys: map[string]bool{}, tags: map[string]bool{}, joins: map[string]bool{}}
 }
 
 var (
@@ -226,7 +237,11 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 			want.attrs[attr] = true
 			want.keys[k] = true
 		}
-		if b.keys == nil {
+		switch {
+		case b.need != nil:
+			want.attrs[b.need.attr] = true
+			want.joins[b.need.attr] = true
+		case b.keys == nil:
 			want.tags[b.tag] = true
 		}
 	}
@@ -284,7 +299,20 @@ func analyzeBranch(b string, inUnion bool) *fastBranch {
 			break
 		}
 	}
-	if fb.keys == nil && fb.tag == "*" {
+	if fb.keys == nil {
+		for _, p := range preds {
+			for _, nd := range predNeeds(p) {
+				if !slices.ContainsFunc(nd.lits, func(l rareString) bool { return l.s == "" }) {
+					fb.need = &nd
+					break
+				}
+			}
+			if fb.need != nil {
+				break
+			}
+		}
+	}
+	if fb.keys == nil && fb.tag == "*" && fb.need == nil {
 		return nil
 	}
 	self, err := newXPathSel("self::" + fb.tag + b[len(m[0]):])
@@ -457,14 +485,15 @@ func isNameChar(c byte) bool {
 
 // docIndex holds, for one HTML document, the elements a plan's fast XPaths look up.
 type docIndex struct {
-	root  *html.Node
-	attrs map[string][]*html.Node
-	tags  map[string][]*html.Node
+	root   *html.Node
+	attrs  map[string][]*html.Node
+	tags   map[string][]*html.Node
+	joined map[string]*joinedAttr // by attribute name (see fastBranch.need)
 }
 
 func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	want.lists()
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames))}
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}}
 	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
 	for n := root; n != nil; n = nextNode(n, root) {
@@ -489,6 +518,17 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 			for i, name := range want.attrNames {
 				if a.Key != name {
 					continue
+				}
+				if want.attrVals[i].join {
+					j := idx.joined[name]
+					if j == nil {
+						j = &joinedAttr{name: name}
+						idx.joined[name] = j
+					}
+					if k := len(j.elems); k == 0 || j.elems[k-1] != n {
+						j.elems, j.starts = append(j.elems, n), append(j.starts, len(j.vals))
+					}
+					j.vals = append(append(j.vals, a.Val...), 0)
 				}
 				if p := want.attrVals[i].presence; p != "" {
 					// once, though foreign content can have href and xlink:href, both keyed href
@@ -627,9 +667,16 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 // candidates returns the lists of the branch's candidates in idx; usable is false when there are
 // too many for the index path.
 func (b *fastBranch) candidates(idx *docIndex) (lists [][]*html.Node, usable bool) {
-	if b.keys == nil {
+	switch {
+	case b.need != nil:
+		if j := idx.joined[b.need.attr]; j != nil {
+			lists = append(lists, j.withLiteral(b.need.lits, nil))
+		} else {
+			lists = append(lists, nil) // no element has the attribute
+		}
+	case b.keys == nil:
 		lists = append(lists, idx.tags[b.tag])
-	} else {
+	default:
 		for _, k := range b.keys {
 			if l := idx.attrs[k]; len(l) > 0 {
 				lists = append(lists, l)
