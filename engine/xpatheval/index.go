@@ -302,7 +302,10 @@ func analyzeBranch(b string, inUnion bool) *fastBranch {
 	if fb.keys == nil {
 		for _, p := range preds {
 			for _, nd := range predNeeds(p) {
-				if !slices.ContainsFunc(nd.lits, func(l rareString) bool { return l.s == "" }) {
+				// Only class is joined: it is on most elements, short, and what keyless first
+				// steps mostly test; other values (href: whole URLs) would be copied at length
+				// for a few paths whose tag lists (a, form) are short anyway.
+				if nd.attr == "class" && !slices.ContainsFunc(nd.lits, func(l rareString) bool { return l.s == "" }) {
 					fb.need = &nd
 					break
 				}
@@ -522,7 +525,8 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 				if want.attrVals[i].join {
 					j := idx.joined[name]
 					if j == nil {
-						j = &joinedAttr{name: name}
+						// sized for a large page's classes: a dozen growths otherwise
+						j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024)}
 						idx.joined[name] = j
 					}
 					if k := len(j.elems); k == 0 || j.elems[k-1] != n {
