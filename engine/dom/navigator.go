@@ -200,37 +200,50 @@ func Compare(a, b *HTMLNavigator) int {
 		}
 		return 1
 	}
-	pa, pb := ancestry(a.curr), ancestry(b.curr)
-	i := 0
-	for i < len(pa) && i < len(pb) && pa[i] == pb[i] {
-		i++
+	// Unions and groups are sorted with this, hundreds of comparisons a page: it climbs from both
+	// nodes to their common ancestor in place, with no list of ancestors per comparison.
+	x, y := a.curr, b.curr
+	dx, dy := depth(x), depth(y)
+	for ; dx > dy; dx-- {
+		x = x.Parent
 	}
-	switch {
-	case i == len(pa): // a is an ancestor of b
-		return -1
-	case i == len(pb):
+	for ; dy > dx; dy-- {
+		y = y.Parent
+	}
+	if x == y { // one is an ancestor of the other
+		if x == a.curr {
+			return -1
+		}
 		return 1
 	}
-	for s := pa[i].NextSibling; s != nil; s = s.NextSibling {
-		if s == pb[i] {
+	for x.Parent != y.Parent {
+		x, y = x.Parent, y.Parent
+	}
+	// Siblings (or the roots of two trees, which have none): whichever reaches the other first.
+	for s, t := x.NextSibling, y.NextSibling; s != nil || t != nil; {
+		if s == y {
 			return -1
+		}
+		if t == x {
+			return 1
+		}
+		if s != nil {
+			s = s.NextSibling
+		}
+		if t != nil {
+			t = t.NextSibling
 		}
 	}
 	return 1
 }
 
-// ancestry lists n's ancestors from the root down to n.
-func ancestry(n *html.Node) []*html.Node {
+// depth is the number of n's ancestors.
+func depth(n *html.Node) int {
 	d := 0
-	for p := n; p != nil; p = p.Parent {
+	for p := n.Parent; p != nil; p = p.Parent {
 		d++
 	}
-	out := make([]*html.Node, d)
-	for p := n; p != nil; p = p.Parent {
-		d--
-		out[d] = p
-	}
-	return out
+	return d
 }
 
 // Attr returns the index of the attribute the navigator is on, or -1 on a node.

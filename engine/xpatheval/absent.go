@@ -2,7 +2,9 @@ package xpatheval
 
 import (
 	"regexp"
+	"sort"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/net/html"
 )
@@ -91,11 +93,60 @@ func pathNeeds(p *nativePath) []attrNeed {
 }
 
 // joinedAttr is one attribute's values over a subtree's elements, each followed by a zero byte,
-// and the elements that have it, in document order.
+// and the elements that have it, in document order; starts, when kept (the document index keeps
+// it), is where each element's values start in vals.
 type joinedAttr struct {
-	name  string
-	vals  []byte
-	elems []*html.Node
+	name   string
+	vals   []byte
+	elems  []*html.Node
+	starts []int
+}
+
+// withLiteral appends to out the elements of j whose values hold one of lits (none empty), in
+// document order, each once: found by searching the joined values for each literal, not by testing
+// every element. An element is a candidate only; the step's predicates decide. j has starts.
+func (j *joinedAttr) withLiteral(lits []rareString, out []*html.Node) []*html.Node {
+	var buf [8]int
+	next := buf[:0]
+	if len(lits) > len(buf) {
+		next = make([]int, 0, len(lits))
+	}
+	for _, l := range lits {
+		next = append(next, j.nextHolding(l, 0))
+	}
+	for {
+		// the earliest element holding some literal, then each literal's next from past it
+		k := -1
+		for _, n := range next {
+			if n >= 0 && (k < 0 || n < k) {
+				k = n
+			}
+		}
+		if k < 0 {
+			return out
+		}
+		out = append(out, j.elems[k])
+		for i, n := range next {
+			if n == k {
+				next[i] = j.nextHolding(lits[i], k+1)
+			}
+		}
+	}
+}
+
+// nextHolding returns the first element from the k-th on whose values hold l, or -1.
+func (j *joinedAttr) nextHolding(l rareString, k int) int {
+	if k >= len(j.elems) {
+		return -1
+	}
+	from := j.starts[k]
+	i := l.index(unsafe.String(&j.vals[from], len(j.vals)-from))
+	if i < 0 {
+		return -1
+	}
+	// the element whose values the match starts in: the last start at or before it
+	at := from + i
+	return k + sort.Search(len(j.starts)-k, func(m int) bool { return j.starts[k+m] > at }) - 1
 }
 
 // values returns the joined values of attribute name over t's elements, building them once per

@@ -40,7 +40,11 @@ func TestAnalyzeXPath(t *testing.T) {
 		{"(//div[@id='a'])[1]", true, "first"},
 		{"(//div[@id='a'])[2]", false, ""},
 		{"(//div[@id='a']) | (//b)[1]", false, ""},
-		{"//*[contains(@class, 'x')]", false, ""},
+		// keyed by a literal the first step requires of an attribute (the joined values)
+		{"//*[contains(@class, 'x')]", true, ""},
+		{"//div[contains(concat(' ', normalize-space(@class), ' '), ' g ')] | //form[@id='c']", true, ""},
+		{"//*[contains(@class, '')]", false, ""},
+		{"//*[@x != 'y']", false, ""},
 		{"//div[@id='a'] | .//b", false, ""},
 		{"//a[@href = /html/@x]", false, ""},
 		{"//a[@x='1' or /html]", false, ""},
@@ -50,6 +54,15 @@ func TestAnalyzeXPath(t *testing.T) {
 		// antchfx runs a numeric predicate's step parent by parent, not in document order
 		{"//div[@id='a'][count(li) = 2]", false, ""},
 		{"//div[@id='a'][string-length(.) > 2]", false, ""},
+		// the same nodes in another order: in a union, put in document order, the index finds them
+		{"//div[@id='a'][count(li) = 2] | //li[@id='b']", true, ""},
+		{"//div[@data-c='r'][string-length(@data-asin) = 10] | //li[contains(@class, 'r')][string-length(@data-asin) = 10]", true, ""},
+		{"(//div[@id='a'][count(li) = 2])[1]", false, ""},
+		// keyed by an attribute's presence
+		{"//*[@itemscope][not(@itemprop)][contains(@itemtype, 'schema.org/Product')]", true, ""},
+		{"//div[@data-item-id] | //script[@id='x']", true, ""},
+		{"//li[@a or @b='x']", true, ""},
+		{"//*[not(@a)]", false, ""},
 		{"//div[@id='a']//li[2]", true, ""},
 		{"//div[@id='a'] | //li[@id='b']", true, ""},
 	}
@@ -99,6 +112,12 @@ func TestFastXPathMatchesFull(t *testing.T) {
 			got, wantS := describeResult(fast), describeResult(full)
 			if got != wantS {
 				t.Errorf("%s on %s:\nindexed %s\nfull    %s", s.src, filepath.Base(page), got, wantS)
+			}
+			if s.fast.wrapper == "" || s.fast.wrapper == "first" {
+				// A rule's test: whether the node set is empty, by the first branch that answers.
+				if found, ok := s.fast.exists(idx); ok && found != (wantS != "") {
+					t.Errorf("%s on %s: exists says %v, full %s", s.src, filepath.Base(page), found, wantS)
+				}
 			}
 			if s.fast.wrapper != "count" {
 				first, _ := s.fast.evalFirst(idx, true)
@@ -363,6 +382,13 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 			i++
 		}
 		var sub subtree
+		// Each context's elements kept across all the XPaths, as a list item's are across its
+		// fields: what one XPath lists (attribute values, elements of a tag) serves the next.
+		kept := map[*html.Node]*subtree{}
+		for _, c := range ctxs {
+			kept[c] = &subtree{}
+			kept[c].reset(c)
+		}
 		for _, s := range on {
 			from := ctxs
 			if contextFree(s.src) {
@@ -383,10 +409,28 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 					{"native over the item's elements", s.native.eval(root, c, &sub), want},
 					{"native first", s.native.evalAll(root, c, nil, false), fullFirst},
 					{"native first over the item's elements", s.native.evalAll(root, c, &sub, false), fullFirst},
+					{"native over the item's elements kept across XPaths", s.native.eval(root, c, kept[c]), want},
+					{"native first over the item's elements kept across XPaths", s.native.evalAll(root, c, kept[c], false), fullFirst},
 				} {
 					if got := describeResult(way.res); got != way.want {
 						t.Errorf("%s on %s from <%s>, %s:\ngot  %s\nfull %s", s.src, filepath.Base(page), c.Data, way.name, got, way.want)
 						return
+					}
+				}
+				if s.native.wrapper == "" {
+					// A rule's test through the evaluator (no index: the native path), from the
+					// context and over its elements as a list item.
+					ev := NewEvaluator(nil)
+					nav := dom.NavigatorAt(root, c)
+					plain := ev.Value(s.xpathSel, nav, false, false)
+					mark := ev.BeginItem(nav)
+					asItem := ev.Value(s.xpathSel, nav, false, false)
+					ev.EndItem(mark)
+					for _, got := range []any{plain, asItem} {
+						if (got == true) != (want != "") || got != nil && got != true {
+							t.Errorf("%s on %s from <%s>, exists: got %v, full %s", s.src, filepath.Base(page), c.Data, got, want)
+							return
+						}
 					}
 				}
 				checked.Add(1)
@@ -427,6 +471,33 @@ func TestNativeStringShortcuts(t *testing.T) {
 		}
 		if got, min := nonSpace(v), len(w)-strings.Count(w, " "); got != min {
 			t.Errorf("nonSpace(%q) = %d, want %d", v, got, min)
+		}
+	}
+}
+
+// FuzzNormSpaceX compares normSpaceX, which returns a normalized value as it is, with the split and
+// join it stands for.
+func FuzzNormSpaceX(f *testing.F) {
+	for _, v := range []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\u00a0b", "\u2003", "a\vb", "a\fb", "a\r\nb", "\x85", "\xff a"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if got, want := normSpaceX(v), strings.Join(strings.Fields(v), " "); got != want {
+			t.Errorf("normSpaceX(%q) = %q, want %q", v, got, want)
+		}
+	})
+}
+
+// stringValue without a navigator against the navigator's Value, on every node of a page with
+// comments, text, nested elements and a doctype.
+func TestStringValueMatchesNavigator(t *testing.T) {
+	root, err := dom.ParseHTML([]byte("<!DOCTYPE html><p>a<!-- c --><b>b<i> i </i></b>\n<script>s</script>t</p><div></div><span>one</span>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := root; n != nil; n = nextNode(n, root) {
+		if got, want := stringValue(n), dom.NavigatorAt(root, n).Value(); got != want {
+			t.Errorf("stringValue(<%s> %d) = %q, navigator %q", n.Data, n.Type, got, want)
 		}
 	}
 }
@@ -618,4 +689,70 @@ func TestIndexFirstStepFilter(t *testing.T) {
 			t.Errorf("%s:\nindexed %s\nfull    %s", tt.src, g, w)
 		}
 	}
+}
+
+// An element with two attributes of one key (href and xlink:href in SVG) is listed once under the
+// key's presence: the comparisons above see node sets without their repeats.
+func TestIndexPresenceOnce(t *testing.T) {
+	root, err := dom.ParseHTML([]byte(`<svg><use href="#a" xlink:href="#b"></use></svg><a href="c">c</a>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := newIndexWant()
+	fx := analyzeXPath("//*[@href]", want)
+	if fx == nil {
+		t.Fatal("//*[@href] is not indexed")
+	}
+	got, ok := fx.eval(buildIndex(root, want))
+	if !ok {
+		t.Fatal("the index did not answer")
+	}
+	if ns := got.([]xpath.NodeNavigator); len(ns) != 2 {
+		t.Errorf("//*[@href]: %d nodes, want 2 (use, a)", len(ns))
+	}
+}
+
+// TestGroupIndexMatchesNative runs every shipped (X)[N]rest whose X has an index plan through an
+// evaluator with the index (X's nodes from it) and one without (the native path), on its pages:
+// the same values, all or first, text or not, and the same nodes.
+func TestGroupIndexMatchesNative(t *testing.T) {
+	type grouped struct {
+		x    *Expr
+		want *Want
+	}
+	var sels []shippedSel
+	byGroup := map[string]grouped{}
+	for _, s := range shippedSelectors(t, nil) {
+		w := NewWant()
+		x, err := Compile(s.src, w)
+		if err != nil || x.groupFast == nil {
+			continue
+		}
+		sels = append(sels, s)
+		byGroup[s.src] = grouped{x, w}
+	}
+	if len(sels) == 0 {
+		t.Fatal("no shipped group has an index plan")
+	}
+	var checked atomic.Int64
+	forEachPage(t, sels, func(page string, root *html.Node, on []shippedSel) {
+		for _, s := range on {
+			g := byGroup[s.src]
+			nav := dom.NavigatorAt(root, root)
+			indexed, native := NewEvaluator(g.want), NewEvaluator(nil)
+			for _, all := range []bool{false, true} {
+				for _, text := range []bool{false, true} {
+					got, want := indexed.Value(g.x, nav, all, text), native.Value(g.x, nav, all, text)
+					if fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", want, want) {
+						t.Errorf("%s on %s (all %v, text %v): indexed %T %v, native %T %v", s.src, filepath.Base(page), all, text, got, got, want, want)
+					}
+				}
+			}
+			if got, want := describeResult(indexed.Nodes(g.x, nav)), describeResult(native.Nodes(g.x, nav)); got != want {
+				t.Errorf("%s on %s, nodes: indexed %s, native %s", s.src, filepath.Base(page), got, want)
+			}
+			checked.Add(1)
+		}
+	})
+	t.Logf("%d groups with an index plan, %d comparisons", len(sels), checked.Load())
 }

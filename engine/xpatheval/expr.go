@@ -27,6 +27,22 @@ import (
 type Expr struct {
 	*compiled
 	fast *fastXPath // the index plan, when the XPath has an indexable shape
+
+	// groupFast is the index plan of X in a native (X)[N]rest, when X has one: X's nodes from the
+	// index, not from walks of the page (a union of three breadcrumb shapes walked it three times).
+	groupFast *fastXPath
+}
+
+// groupIndexPlan returns the index plan of the group of c's native path, or nil.
+func groupIndexPlan(c *compiled, want *Want) *fastXPath {
+	nx, o := c.native, c.ordered
+	if nx == nil || nx.wrapper != "" || len(nx.branches) != 1 || nx.branches[0].group == nil || o == nil || o.wrapper != "" || o.group == nil {
+		return nil
+	}
+	if fx := analyzeXPath(o.group.src, want); fx != nil && fx.wrapper == "" {
+		return fx
+	}
+	return nil
 }
 
 // compiled is the part of an Expr that depends on its source alone. antchfx/xpath's Evaluate runs
@@ -66,6 +82,7 @@ func Compile(src string, want *Want) (*Expr, error) {
 	x.native = compileNative(src)
 	if want != nil {
 		x.fast = analyzeXPath(src, want)
+		x.groupFast = groupIndexPlan(x.compiled, want)
 	}
 	return x, nil
 }
@@ -105,6 +122,7 @@ func (c *Cache) Compile(src string, want *Want) (*Expr, error) {
 	x := &Expr{compiled: shared}
 	if want != nil {
 		x.fast = analyzeXPath(src, want)
+		x.groupFast = groupIndexPlan(shared, want)
 	}
 	return x, nil
 }
@@ -233,8 +251,23 @@ func (ev *Evaluator) BeginItem(nav xpath.NodeNavigator) (mark *html.Node) {
 // kept for the next item.
 func (ev *Evaluator) EndItem(mark *html.Node) {
 	if ev.item.node != mark {
-		ev.item.node, ev.item.built, ev.item.njoined = nil, false, 0
+		ev.item.node, ev.item.built, ev.item.njoined, ev.item.ntagged = nil, false, 0, 0
 	}
+}
+
+// groupByIndex returns the native path of x, a group with an index plan, and the node its group
+// picks (nil: none), X's nodes found through the index; ok is false when the index cannot answer.
+func (ev *Evaluator) groupByIndex(x *Expr, root *html.Node) (p *nativePath, picked *html.Node, ok bool) {
+	if x.groupFast == nil || ev.want == nil {
+		return nil, nil, false
+	}
+	res, ok := x.groupFast.eval(ev.indexFor(root))
+	if !ok {
+		return nil, nil, false
+	}
+	ns, _ := res.([]xpath.NodeNavigator)
+	p = x.native.branches[0]
+	return p, p.pick(ns), true
 }
 
 // Nodes returns the nodes x selects from ctx, by the cheapest way that gives the engine's answer
@@ -248,6 +281,12 @@ func (ev *Evaluator) Nodes(x *Expr, ctx xpath.NodeNavigator) []xpath.NodeNavigat
 			}
 		}
 		if nx := x.native; nx != nil && nx.wrapper == "" && h.Attr() < 0 {
+			if p, picked, ok := ev.groupByIndex(x, h.Root()); ok {
+				if picked == nil {
+					return nil
+				}
+				return p.afterGroup.eval(h.Root(), picked, nil)
+			}
 			navs, _ := nx.eval(h.Root(), h.Current(), &ev.item).([]xpath.NodeNavigator)
 			return navs
 		}
@@ -276,13 +315,42 @@ func (ev *Evaluator) Nodes(x *Expr, ctx xpath.NodeNavigator) []xpath.NodeNavigat
 func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool) any {
 	if h, isHTML := nav.(*dom.HTMLNavigator); isHTML {
 		if x.fast != nil && ev.want != nil {
+			if !all && !text && (x.fast.wrapper == "" || x.fast.wrapper == "first") {
+				if found, ok := x.fast.exists(ev.indexFor(h.Root())); ok {
+					if found {
+						return true
+					}
+					return nil
+				}
+			}
 			if res, ok := x.fast.evalFirst(ev.indexFor(h.Root()), !all); ok {
 				return nodeResult(res, all, text)
 			}
 		}
 		if x.native != nil && h.Attr() < 0 {
+			if p, picked, ok := ev.groupByIndex(x, h.Root()); ok {
+				// as the native path below answers, from the node the group picks
+				switch {
+				case picked == nil && !all:
+					return nil
+				case picked == nil:
+					return nodeResult([]xpath.NodeNavigator(nil), all, text)
+				case !all:
+					return firstResult(p.afterGroup, h.Root(), picked, nil, text)
+				}
+				return nodeResult(p.afterGroup.eval(h.Root(), picked, nil), all, text)
+			}
 			if !all && x.native.wrapper == "" && len(x.native.branches) == 1 {
 				return firstResult(x.native.branches[0], h.Root(), h.Current(), &ev.item, text)
+			}
+			if !all && !text && x.native.wrapper == "" {
+				// A union's existence: any branch's first node, none of them ordered.
+				for _, b := range x.native.branches {
+					if n, _ := b.first(h.Root(), h.Current(), &ev.item); n != nil {
+						return true
+					}
+				}
+				return nil
 			}
 			return nodeResult(x.native.evalAll(h.Root(), h.Current(), &ev.item, all), all, text)
 		}

@@ -103,6 +103,9 @@ func checkXPathWays(t *testing.T, doc, src string) {
 					t.Fatalf("%s\non %s\nindexed:\ngot  %s\nwant %s", src, doc, g, w)
 				}
 			}
+			if found, ok := fx.exists(idx); ok && (fx.wrapper == "" || fx.wrapper == "first") && found != (w != "[]") {
+				t.Fatalf("%s\non %s\nindexed, exists: got %v, want %s", src, doc, found, w)
+			}
 			if got, ok := fx.evalFirst(idx, true); ok {
 				exp := w
 				if fx.wrapper != "count" {
@@ -335,7 +338,7 @@ func (g *xgen) doc(depth int) string {
 		}
 		tag := xgenTags[g.n(len(xgenTags))]
 		b.WriteString("<" + tag)
-		if c := g.pick("", "", "x", "y", "x y", " x "); c != "" {
+		if c := g.pick("", "", "x", "y", "x y", " x ", "x x", "yx"); c != "" {
 			b.WriteString(` class="` + c + `"`)
 		}
 		if g.n(3) == 0 {
@@ -397,7 +400,7 @@ func (g *xgen) branch() string {
 	}
 	if s == "//" && g.n(2) == 0 {
 		// the index path's shape: a first step keyed by an attribute value
-		s += g.pick("div", "li", "*", "span") + g.pick("[@class='x']", "[@id='i']", "[@class='y' or @id='j']", "[@id='i' and span]")
+		s += g.pick("div", "li", "*", "span") + g.pick("[@class='x']", "[@id='i']", "[@class='y' or @id='j']", "[@id='i' and span]", "[@id]", "[@class or @id='j']")
 		s += g.preds(false)
 	} else {
 		s += g.step()
@@ -449,7 +452,10 @@ func (g *xgen) preds(text bool) string {
 			"span", "count(*) = 1", "string-length(.) > 1", "normalize-space()", "@id='i' or @class='y'",
 			"contains(concat(' ', normalize-space(@class), ' '), ' x ')", "b/span", "starts-with(@class, 'x')",
 			"ancestor::ul", "not(ancestor::*[@id='i'])", "self::div or self::span", "following-sibling::b", "3",
-			"contains(concat(' ', @class, ' '), ' x ')", "not(@id | @class)") + "]"
+			"contains(concat(' ', @class, ' '), ' x ')", "not(@id | @class)",
+			// one attribute's literals, which the absent-literal shortcut reads as one need (absent.go)
+			"contains(@class, 'y') or contains(@class, 'x')", "@class='y' or starts-with(@class, 'yx')",
+			"contains(@class, '')", "contains(@class, 'x') and @id='i'") + "]"
 	}
 	return s
 }
@@ -460,6 +466,11 @@ func TestNativeXPathKnownDepartures(t *testing.T) {
 		`<div id="r"><div class="s"><div class="i"><span class="n">1</span></div><div class="i"><span class="n">2</span></div></div><div class="i"><span class="n">3</span></div></div>`,
 		`<section><p>x</p><div class="i"><span>1</span></div><div class="i"><span>2</span></div></section><section><div class="i"><span>3</span></div></section>`,
 		`<ul><li class="x">a</li><li>b</li><li class="x">c</li></ul><ul><li class="x">d</li><li class="x">e</li></ul>`,
+		// a numeric predicate's step parent by parent: the outer div's children (A, C) before
+		// the nested one (B), where document order is A, B, C
+		`<div class="x"><div class="x">1</div></div><div class="x">2</div>`,
+		// two attributes keyed href on one element (href and xlink:href): the element once
+		`<svg><use href="#a" xlink:href="#b"></use></svg><a href="c">c</a>`,
 	}
 	srcs := []string{
 		".//div[@class='i'][1]//span", "//div[@class='i'][1]", ".//div[2]", "//div[@class='i'][last()]", "//li[@class='x'][2]",
@@ -469,6 +480,8 @@ func TestNativeXPathKnownDepartures(t *testing.T) {
 		"//li/following-sibling::li[@class='x'][1]", "//span/ancestor::div[@class='i'][1]",
 		// the recipe family's microdata property: an attribute, else the element's text
 		"//*[contains(concat(' ', @class, ' '), ' i ')]/@id | //*[contains(concat(' ', @class, ' '), ' i ')][not(@id | @title)]",
+		"//div[@class='x'][string-length(.) > 0]", "//div[@class='x'][string-length(.) > 0] | //p[@id='i']",
+		"//*[@href]", "//*[@href]/@href", "//*[@href or @class='x']",
 	}
 	for _, doc := range docs {
 		for _, src := range srcs {

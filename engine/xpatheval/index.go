@@ -2,6 +2,7 @@ package xpatheval
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,7 +37,7 @@ type fastXPath struct {
 
 type fastBranch struct {
 	tag    string   // element name, or "*"
-	keys   []string // index keys attr\x00value (any of them), or nil for a tag-only branch
+	keys   []string // index keys attr\x00value or attr\x01 (presence), any of them; nil: tag only
 	self   *xpathSel
 	native *nativePath // self::<step>... evaluated natively, when of the native subset
 
@@ -48,6 +49,11 @@ type fastBranch struct {
 	// positional: a later step has a position, whose order over nested candidates is antchfx's
 	// own (not document order), so nested candidates go to the original XPath.
 	positional bool
+
+	// need, for a branch without keys, is what its first step requires of an attribute (a literal
+	// of the class, say): the candidates are the elements whose value holds one, found in the
+	// values the index joined, not every element of the tag (every div of the page).
+	need *attrNeed
 }
 
 // restPositions reports whether the steps of rest have a position predicate, and whether one of
@@ -95,6 +101,7 @@ type indexWant struct {
 	attrs map[string]bool
 	keys  map[string]bool
 	tags  map[string]bool
+	joins map[string]bool // attributes whose values are joined (see fastBranch.need)
 
 	// The same as short lists, made once: the index walk checks every element of the page against
 	// them, and a comparison of a few atoms is several times cheaper than a map lookup.
@@ -103,6 +110,8 @@ type indexWant struct {
 	tagAtoms  []atom.Atom
 	attrNames []string
 	attrVals  []valueSet // per attrNames entry: the values wanted
+	attrLens  [2]uint64  // bit l: an attrNames entry of length l (l < 128)
+	attrLong  bool       // an entry of 128 bytes or more
 }
 
 // valueSet is the values of one attribute the index wants, with a bitmask of their lengths: most
@@ -111,6 +120,11 @@ type valueSet struct {
 	lens [2]uint64 // bit l: a wanted value of length l (l < 128)
 	long bool      // a wanted value of 128 bytes or more
 	vals map[string]bool
+	join bool // the values are joined for needs (see fastBranch.need)
+
+	// presence is the key of the attribute's presence (//*[@itemscope], //div[@data-item-id]),
+	// when some XPath is keyed by it: every element with the attribute is listed under it.
+	presence string
 }
 
 func (v *valueSet) has(s string) bool {
@@ -141,14 +155,29 @@ func (w *indexWant) lists() {
 			w.attrNames = append(w.attrNames, a)
 		}
 		sort.Strings(w.attrNames)
+		for _, a := range w.attrNames {
+			if l := len(a); l < 128 {
+				w.attrLens[l>>6] |= 1 << (l & 63)
+			} else {
+				w.attrLong = true
+			}
+		}
 		w.attrVals = make([]valueSet, len(w.attrNames))
+		for i, a := range w.attrNames {
+			w.attrVals[i].join = w.joins[a]
+		}
 		for k := range w.keys {
 			name, val, _ := strings.Cut(k, "\x00")
+			name, present := strings.CutSuffix(name, "\x01")
 			i := sort.SearchStrings(w.attrNames, name)
 			if i == len(w.attrNames) || w.attrNames[i] != name {
 				continue
 			}
 			vs := &w.attrVals[i]
+			if present {
+				vs.presence = k
+				continue
+			}
 			if vs.vals == nil {
 				vs.vals = map[string]bool{}
 			}
@@ -163,7 +192,7 @@ func (w *indexWant) lists() {
 }
 
 func newIndexWant() *indexWant {
-	return &indexWant{attrs: map[string]bool{}, keys: map[string]bool{}, tags: map[string]bool{}}
+	return &indexWant{attrs: map[string]bool{}, keys: map[string]bool{}, tags: map[string]bool{}, joins: map[string]bool{}}
 }
 
 var (
@@ -190,8 +219,9 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 			return nil
 		}
 	}
-	for _, b := range splitTop(s, '|') {
-		fb := analyzeBranch(strings.TrimSpace(b))
+	branches := splitTop(s, '|')
+	for _, b := range branches {
+		fb := analyzeBranch(strings.TrimSpace(b), len(branches) > 1)
 		if fb == nil {
 			return nil
 		}
@@ -203,17 +233,24 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 	for _, b := range fx.branches {
 		for _, k := range b.keys {
 			attr, _, _ := strings.Cut(k, "\x00")
+			attr = strings.TrimSuffix(attr, "\x01")
 			want.attrs[attr] = true
 			want.keys[k] = true
 		}
-		if b.keys == nil {
+		switch {
+		case b.need != nil:
+			want.attrs[b.need.attr] = true
+			want.joins[b.need.attr] = true
+		case b.keys == nil:
 			want.tags[b.tag] = true
 		}
 	}
 	return fx
 }
 
-func analyzeBranch(b string) *fastBranch {
+// analyzeBranch returns the index plan of one branch. inUnion: the branch is one of several, whose
+// nodes are put in document order, each once, whatever order each branch has them in.
+func analyzeBranch(b string, inUnion bool) *fastBranch {
 	m := stepRe.FindStringSubmatch(b)
 	if m == nil {
 		return nil
@@ -234,8 +271,12 @@ func analyzeBranch(b string) *fastBranch {
 	}
 	for _, p := range preds {
 		// A positional predicate counts among siblings; on the self axis it would mean something else.
-		if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") || numericPred(p) {
-			// antchfx runs such a step parent by parent, not in document order
+		if numberRe.MatchString(p) || strings.Contains(p, "position()") || strings.Contains(p, "last()") {
+			return nil
+		}
+		if numericPred(p) && !inUnion {
+			// antchfx runs such a step parent by parent, not in document order; it selects the
+			// same nodes, so in a union, which is put in document order, the index may find them.
 			return nil
 		}
 		if hasAbsolutePath(p) {
@@ -258,7 +299,23 @@ func analyzeBranch(b string) *fastBranch {
 			break
 		}
 	}
-	if fb.keys == nil && fb.tag == "*" {
+	if fb.keys == nil {
+		for _, p := range preds {
+			for _, nd := range predNeeds(p) {
+				// Only class is joined: it is on most elements, short, and what keyless first
+				// steps mostly test; other values (href: whole URLs) would be copied at length
+				// for a few paths whose tag lists (a, form) are short anyway.
+				if nd.attr == "class" && !slices.ContainsFunc(nd.lits, func(l rareString) bool { return l.s == "" }) {
+					fb.need = &nd
+					break
+				}
+			}
+			if fb.need != nil {
+				break
+			}
+		}
+	}
+	if fb.keys == nil && fb.tag == "*" && fb.need == nil {
 		return nil
 	}
 	self, err := newXPathSel("self::" + fb.tag + b[len(m[0]):])
@@ -291,11 +348,17 @@ func predicateKeys(p string) []string {
 	return nil
 }
 
-// orKeys returns the keys of "@a='x'" or "@a='x' or @b='y' ...", else nil.
+// orKeys returns the keys of "@a='x'" or "@a='x' or @b='y' ...", else nil. A term "@a" (the
+// attribute is present, whatever its value) is keyed too.
 func orKeys(p string) []string {
 	var keys []string
 	for _, t := range splitWord(trimParens(strings.TrimSpace(p)), "or") {
-		m := eqRe.FindStringSubmatch(trimParens(strings.TrimSpace(t)))
+		t = trimParens(strings.TrimSpace(t))
+		if m := presenceRe.FindStringSubmatch(t); m != nil {
+			keys = append(keys, m[1]+"\x01")
+			continue
+		}
+		m := eqRe.FindStringSubmatch(t)
 		if m == nil {
 			return nil
 		}
@@ -303,6 +366,8 @@ func orKeys(p string) []string {
 	}
 	return keys
 }
+
+var presenceRe = regexp.MustCompile(`^@([A-Za-z_][A-Za-z0-9_:.-]*)$`)
 
 func trimParens(s string) string {
 	for strings.HasPrefix(s, "(") && matching(s, 0) == len(s)-1 {
@@ -423,14 +488,15 @@ func isNameChar(c byte) bool {
 
 // docIndex holds, for one HTML document, the elements a plan's fast XPaths look up.
 type docIndex struct {
-	root  *html.Node
-	attrs map[string][]*html.Node
-	tags  map[string][]*html.Node
+	root   *html.Node
+	attrs  map[string][]*html.Node
+	tags   map[string][]*html.Node
+	joined map[string]*joinedAttr // by attribute name (see fastBranch.need)
 }
 
 func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	want.lists()
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames))}
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}}
 	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
 	for n := root; n != nil; n = nextNode(n, root) {
@@ -439,14 +505,40 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 		}
 		for i, a := range want.tagAtoms {
 			if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
-				byTag[i] = append(byTag[i], n)
+				// Past maxNativeCandidates a list only says there are too many for the index.
+				if len(byTag[i]) <= maxNativeCandidates {
+					byTag[i] = append(byTag[i], n)
+				}
 				break
 			}
 		}
 		for _, a := range n.Attr {
+			// Most attributes (style, href, src...) have a length no wanted name has: passed
+			// over without comparing names.
+			if l := len(a.Key); l < 128 && want.attrLens[l>>6]&(1<<(l&63)) == 0 || l >= 128 && !want.attrLong {
+				continue
+			}
 			for i, name := range want.attrNames {
 				if a.Key != name {
 					continue
+				}
+				if want.attrVals[i].join {
+					j := idx.joined[name]
+					if j == nil {
+						// sized for a large page's classes: a dozen growths otherwise
+						j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024)}
+						idx.joined[name] = j
+					}
+					if k := len(j.elems); k == 0 || j.elems[k-1] != n {
+						j.elems, j.starts = append(j.elems, n), append(j.starts, len(j.vals))
+					}
+					j.vals = append(append(j.vals, a.Val...), 0)
+				}
+				if p := want.attrVals[i].presence; p != "" {
+					// once, though foreign content can have href and xlink:href, both keyed href
+					if l := idx.attrs[p]; len(l) == 0 || l[len(l)-1] != n {
+						idx.attrs[p] = append(l, n)
+					}
 				}
 				if want.attrVals[i].has(a.Val) {
 					key = append(append(append(key[:0], a.Key...), 0), a.Val...)
@@ -493,24 +585,8 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 	}
 	var found []xpath.NodeNavigator
 	for _, b := range fx.branches {
-		var lists [][]*html.Node
-		if b.keys == nil {
-			lists = append(lists, idx.tags[b.tag])
-		} else {
-			for _, k := range b.keys {
-				if l := idx.attrs[k]; len(l) > 0 {
-					lists = append(lists, l)
-				}
-			}
-		}
-		total := 0
-		for _, l := range lists {
-			total += len(l)
-		}
-		if total > maxCandidates && b.first != nil && total <= maxNativeCandidates {
-			lists, total = b.keepFirst(idx.root, lists)
-		}
-		if total > maxCandidates && (b.native == nil || total > maxNativeCandidates) {
+		lists, usable := b.candidates(idx)
+		if !usable {
 			return nil, false
 		}
 		var got []xpath.NodeNavigator
@@ -590,6 +666,77 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 		return v, true
 	}
 	return found, true
+}
+
+// candidates returns the lists of the branch's candidates in idx; usable is false when there are
+// too many for the index path.
+func (b *fastBranch) candidates(idx *docIndex) (lists [][]*html.Node, usable bool) {
+	switch {
+	case b.need != nil:
+		if j := idx.joined[b.need.attr]; j != nil {
+			lists = append(lists, j.withLiteral(b.need.lits, nil))
+		} else {
+			lists = append(lists, nil) // no element has the attribute
+		}
+	case b.keys == nil:
+		lists = append(lists, idx.tags[b.tag])
+	default:
+		for _, k := range b.keys {
+			if l := idx.attrs[k]; len(l) > 0 {
+				lists = append(lists, l)
+			}
+		}
+	}
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	if total > maxCandidates && b.first != nil && total <= maxNativeCandidates {
+		lists, total = b.keepFirst(idx.root, lists)
+	}
+	return lists, total <= maxCandidates || b.native != nil && total <= maxNativeCandidates
+}
+
+// exists reports whether the node set of an XPath without wrapper (or (X)[1]) is not empty, which is
+// all a rule's test reads: the first branch that selects a node answers, with no node set built,
+// merged or sorted. ok is false when that takes the original XPath.
+func (fx *fastXPath) exists(idx *docIndex) (found, ok bool) {
+	ok = true
+	for _, b := range fx.branches {
+		lists, usable := b.candidates(idx)
+		if !usable {
+			// Another branch may still answer; only an empty answer needs this one.
+			ok = false
+			continue
+		}
+		for _, cands := range lists {
+			for _, c := range cands {
+				if b.tag != "*" && c.Data != b.tag {
+					continue
+				}
+				if b.native != nil {
+					if n, _ := b.native.first(idx.root, c, nil); n != nil {
+						return true, true
+					}
+					continue
+				}
+				if b.first != nil && !b.firstSelects(idx.root, c) {
+					continue
+				}
+				e := b.self.get()
+				it, isIt := e.Evaluate(dom.NavigatorAt(idx.root, c)).(*xpath.NodeIterator)
+				has := isIt && it.MoveNext()
+				b.self.put(e)
+				if has {
+					return true, true
+				}
+				if !isIt {
+					return false, false
+				}
+			}
+		}
+	}
+	return false, ok
 }
 
 // keepFirst returns each list of candidates with only those the branch's first step selects (in

@@ -124,27 +124,30 @@ func newRareString(s string) rareString {
 }
 
 // in reports whether r.s occurs in v.
-func (r rareString) in(v string) bool {
+func (r rareString) in(v string) bool { return r.index(v) >= 0 }
+
+// index returns the offset of the first r.s in v, or -1.
+func (r rareString) index(v string) int {
 	n := len(r.s)
 	if n == 0 {
-		return true
+		return 0
 	}
 	if len(v) < n {
-		return false
+		return -1
 	}
 	c, last := r.s[r.rare], len(v)-n+r.rare
 	for i := r.rare; i <= last; {
 		j := strings.IndexByte(v[i:last+1], c)
 		if j < 0 {
-			return false
+			return -1
 		}
 		i += j
 		if v[i-r.rare:i-r.rare+n] == r.s {
-			return true
+			return i - r.rare
 		}
 		i++
 	}
-	return false
+	return -1
 }
 
 // inBytes is in for a byte slice (the joined attribute values of a list item, see absent.go),

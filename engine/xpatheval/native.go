@@ -37,6 +37,9 @@ type nativePath struct {
 	group     *nativeXPath
 	groupPos  int
 	groupLast bool
+	// afterGroup is the path without its group: what runs from the node the group picks, however
+	// it was found (see Expr.groupFast).
+	afterGroup *nativePath
 
 	// needs is what the steps require of the attributes of the nodes they select, when they only
 	// select descendants of the context (see absent.go).
@@ -111,6 +114,7 @@ func parseNativePath(s string) *nativePath {
 			}
 		}
 		p.group, p.groupPos, p.groupLast = inner, pos, last
+		p.afterGroup = &nativePath{}
 		s = rest
 		if s == "" {
 			return p
@@ -145,6 +149,9 @@ func parseNativePath(s string) *nativePath {
 				return nil
 			}
 			p.attr = name
+			if p.afterGroup != nil {
+				p.afterGroup.steps, p.afterGroup.attr = p.steps, p.attr
+			}
 			return p
 		}
 		if strings.HasPrefix(s, "..") && !desc {
@@ -241,6 +248,9 @@ func parseNativePath(s string) *nativePath {
 		return nil
 	}
 	p.needs = pathNeeds(p)
+	if p.afterGroup != nil {
+		p.afterGroup.steps, p.afterGroup.attr = p.steps, p.attr
+	}
 	return p
 }
 
@@ -783,11 +793,34 @@ func strOrLit(a string) func(*html.Node) string {
 
 var tokenRe = regexp.MustCompile(`^concat\(\s*' '\s*,\s*normalize-space\(@([A-Za-z_][A-Za-z0-9_.:-]*)\)\s*,\s*' '\s*\)$`)
 
-// stringValue is the XPath string-value of an element: all its descendant text, as antchfx has it.
-func stringValue(n *html.Node) string { return dom.NavigatorAt(n, n).Value() }
+// stringValue is the XPath string-value of an element: all its descendant text, as antchfx has it
+// (the navigator's Value), without a navigator per node tested: text predicates run on every
+// candidate of every card.
+func stringValue(n *html.Node) string {
+	if n.Type == html.CommentNode {
+		return n.Data // what Value gives a comment; StringValue reads only text nodes
+	}
+	return dom.StringValue(n)
+}
 
-// normSpaceX is XPath's normalize-space as antchfx implements it (Unicode white space).
-func normSpaceX(s string) string { return strings.Join(strings.Fields(s), " ") }
+// normSpaceX is XPath's normalize-space as antchfx implements it (Unicode white space). Most values
+// are normalized already (one word, or words one space apart): they are returned as they are, not
+// split and joined again.
+func normSpaceX(s string) string {
+	space := true // the previous byte was a space, or there is none: a space here is not kept
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == ' ' && space, c != ' ' && isXMLSpace(c):
+			return strings.Join(strings.Fields(s), " ")
+		default:
+			space = c == ' '
+		}
+	}
+	if space && s != "" {
+		return strings.Join(strings.Fields(s), " ") // a trailing space
+	}
+	return s
+}
 
 // exists reports whether the path selects anything from ctx (for path predicates).
 func (p *nativePath) exists(ctx *html.Node) bool {
@@ -806,11 +839,56 @@ type subtree struct {
 
 	joined  []joinedAttr // attribute values joined (see absent.go): the first njoined are this node's
 	njoined int
+
+	tagged  []taggedElems // the elements of one tag each: the first ntagged are this node's
+	ntagged int
 }
 
-// reset points the subtree at n, keeping the slice's storage.
+// taggedElems is the elements of a subtree whose tag is one atom, in document order.
+type taggedElems struct {
+	atom  atom.Atom
+	elems []*html.Node
+}
+
+// reset points the subtree at n, keeping the slices' storage.
 func (t *subtree) reset(n *html.Node) {
-	t.node, t.elems, t.built, t.njoined = n, t.elems[:0], false, 0
+	t.node, t.elems, t.built, t.njoined, t.ntagged = n, t.elems[:0], false, 0, 0
+}
+
+// withTag returns the elements of t whose tag is a, listed once per item: a card's fields mostly
+// start with a descendant step of a named tag (.//h2, .//span[...], .//a[...]), each of which
+// scanned all the card's elements (or all those with a class) to keep the few of its tag.
+func (t *subtree) withTag(a atom.Atom) []*html.Node {
+	for i := range t.ntagged {
+		if t.tagged[i].atom == a {
+			return t.tagged[i].elems
+		}
+	}
+	if t.ntagged == len(t.tagged) {
+		t.tagged = append(t.tagged, taggedElems{})
+	}
+	tg := &t.tagged[t.ntagged]
+	t.ntagged++
+	tg.atom, tg.elems = a, tg.elems[:0]
+	for _, n := range t.list() {
+		if n.DataAtom == a {
+			tg.elems = append(tg.elems, n)
+		}
+	}
+	return tg.elems
+}
+
+// scan returns the elements of t a descendant step can select, a superset in document order: those
+// of its tag or those with the attributes its predicates require (see candidates), the fewer.
+func (t *subtree) scan(st *nativeStep) []*html.Node {
+	elems := t.candidates(st.needs)
+	if st.atom != 0 && len(elems) > 0 {
+		// match rejects an element of another atom whenever the step's name has one
+		if tagged := t.withTag(st.atom); len(tagged) < len(elems) {
+			elems = tagged
+		}
+	}
+	return elems
 }
 
 func (t *subtree) list() []*html.Node {
@@ -866,8 +944,9 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 		return true
 	case st.descendant:
 		if sub != nil && sub.node == c {
-			// Only the elements that have the attributes the predicates require can match.
-			for _, n := range sub.candidates(st.needs) {
+			// Only the elements of the step's tag that have the attributes the predicates
+			// require can match.
+			for _, n := range sub.scan(st) {
 				if st.match(n) && !yield(n) {
 					return false
 				}
@@ -1085,6 +1164,11 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 // groupNode is the node (X)[N] or (X)[last()] picks: X's nodes in document order, once each.
 func (p *nativePath) groupNode(root, ctx *html.Node, sub *subtree) *html.Node {
 	ns, _ := p.group.eval(root, ctx, sub).([]xpath.NodeNavigator)
+	return p.pick(ns)
+}
+
+// pick is the node of X's nodes (in any order, repeats allowed) the group picks, or nil.
+func (p *nativePath) pick(ns []xpath.NodeNavigator) *html.Node {
 	ns = sortUnique(ns)
 	switch {
 	case p.groupLast && len(ns) > 0:
