@@ -277,36 +277,79 @@ func WordCount(s string) int {
 	n := 0
 	in := false
 	// Decoded in place rather than as a []rune of the whole text (the same runes: an invalid byte
-	// is U+FFFD either way), with ASCII, most of most pages, kept off the Unicode tables.
+	// is U+FFFD either way), with ASCII, most of most pages, kept off the Unicode tables and its
+	// runs of letters and digits read at once.
 	for i := 0; i < len(s); {
-		r, w := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRuneInString(s[i:])
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case asciiAlnum[c]:
+				if !in {
+					n++
+				}
+				in = true
+				for i < len(s) && asciiAlnum[s[i]] {
+					i++
+				}
+			case in && (c == '\'' || c == '-') && i < len(s) && nextIsLetter(s[i:]):
+				// "don't", "well-known": one word
+			default:
+				in = false
+			}
+			continue
 		}
+		r, w := utf8.DecodeRuneInString(s[i:])
 		i += w
-		var letter bool
-		if r < utf8.RuneSelf {
-			letter = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-		} else if isCommonCJK(r) || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+		switch wordRuneKind(r) {
+		case runeCJK:
 			n++
 			in = false
-			continue
-		} else {
-			letter = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-		}
-		switch {
-		case letter:
+		case runeLetter:
 			if !in {
 				n++
 			}
 			in = true
-		case in && (r == '\'' || r == '’' || r == '-') && i < len(s) && nextIsLetter(s[i:]):
-			// "don't", "well-known": one word
 		default:
-			in = false
+			if !(in && r == '’' && i < len(s) && nextIsLetter(s[i:])) {
+				in = false
+			}
 		}
 	}
 	return n
+}
+
+// asciiAlnum is WordCount's letters and digits among ASCII, false from 0x80 (a multi-byte rune's
+// bytes, decoded apart).
+var asciiAlnum = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// What WordCount makes of a rune from U+0080.
+const (
+	runeOther  = iota // a separator
+	runeLetter        // letter, digit or non-spacing mark: part of a word
+	runeCJK           // Han, hiragana or katakana: a word of its own
+)
+
+// wordRuneKind sorts a rune from U+0080 for WordCount. The General Punctuation block (curly
+// quotes, dashes, ellipses: common in Latin texts) holds no letter, digit, mark or CJK rune and
+// is answered without the Unicode tables, as the common CJK blocks are.
+func wordRuneKind(r rune) int {
+	switch {
+	case isCommonCJK(r):
+		return runeCJK
+	case 0x2000 <= r && r <= 0x206F:
+		return runeOther
+	case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+		return runeCJK
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+		return runeLetter
+	}
+	return runeOther
 }
 
 // isCommonCJK reports the blocks of Han, hiragana and katakana a Japanese or Chinese text is

@@ -41,7 +41,8 @@ func (c *runeCounts) count(s string) {
 // adds the runs of a and b one after the other or their join.
 func FuzzScanText(f *testing.F) {
 	for _, s := range []string{"", " ", "a", " a b ", "a,b ,c", "\u00a0x\u3000y\u060c", "\xff \xfe", "x\u0085y", "  ", "ab  cd\n\tef ",
-		"日本語\u3000の、テキスト，です。", "語\u3000\u3000の\u3000", "\xe3\x80", "\xe4\xbd\xe3\x80\x80\xec\xbf\xbf\xed\x9f\xbf 한국어"} {
+		"日本語\u3000の、テキスト，です。", "語\u3000\u3000の\u3000", "\xe3\x80", "\xe4\xbd\xe3\x80\x80\xec\xbf\xbf\xed\x9f\xbf 한국어",
+		"\n                    a                \t        b,        ", "         \u00a0        "} {
 		f.Add(s, " "+s)
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {

@@ -118,7 +118,15 @@ func writeWords(tb *innerTextBuilder, s string) {
 				startOfWord = -1
 			}
 			tb.QueueSpace(' ')
+			// The rest of the run queues nothing more (a space is queued already): the
+			// indentation of the markup, most of many pages' text bytes, skipped eight at a time.
 			i++
+			for i+8 <= len(s) && s[i:i+8] == "        " {
+				i += 8
+			}
+			for i < len(s) && s[i] < utf8.RuneSelf && asciiSpace[s[i]] {
+				i++
+			}
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
