@@ -118,6 +118,13 @@ type Parser struct {
 	articleLang     string
 	attempts        []parseAttempt
 	flags           flags
+
+	// The content scores of this pass of grabArticle. Upstream keeps them in data-readability-score
+	// attributes (written with four decimals, parsed back at every read): scores holds what a read
+	// would parse (roundScore), unless the tree had such attributes of its own when the pass began
+	// (attrScores), which then keep the scores as upstream's did, read and written among the page's.
+	scores     map[*html.Node]float64
+	attrScores bool
 }
 
 // NewParser returns new Parser which set up with default value.
@@ -795,6 +802,9 @@ func (ps *Parser) grabArticle() *html.Node {
 			ps.prepare()
 			doc = ps.doc
 		}
+
+		ps.attrScores = hasScoreAttr(doc)
+		ps.scores = make(map[*html.Node]float64)
 
 		page := getElementByTagName(doc, "body")
 		// We can't grab an article if we don't have a page!
@@ -2613,17 +2623,28 @@ func (ps *Parser) isReadabilityDataTable(node *html.Node) bool {
 
 // setContentScore sets the readability score for a node.
 func (ps *Parser) setContentScore(node *html.Node, score float64) {
+	if !ps.attrScores {
+		ps.scores[node] = roundScore(score)
+		return
+	}
 	// strconv writes what fmt's %.4f writes (Inf and NaN included), without fmt's machinery.
 	dom.SetAttribute(node, "data-readability-score", strconv.FormatFloat(score, 'f', 4, 64))
 }
 
 // hasContentScore checks if node has readability score.
 func (ps *Parser) hasContentScore(node *html.Node) bool {
+	if !ps.attrScores {
+		_, ok := ps.scores[node]
+		return ok
+	}
 	return dom.HasAttribute(node, "data-readability-score")
 }
 
 // getContentScore gets the readability score of a node.
 func (ps *Parser) getContentScore(node *html.Node) float64 {
+	if !ps.attrScores {
+		return ps.scores[node]
+	}
 	strScore := dom.GetAttribute(node, "data-readability-score")
 	strScore = strings.TrimSpace(strScore)
 	if strScore == "" {
