@@ -827,7 +827,7 @@ func (ps *Parser) grabArticle() *html.Node {
 	grabLoop:
 		for node != nil {
 			// The matchers read up to a terminating null: one string with it serves them all.
-			matchNUL := dom.ClassName(node) + " " + dom.ID(node) + "\x00"
+			matchNUL := className(node) + " " + dom.ID(node) + "\x00"
 
 			if dom.TagName(node) == "html" {
 				ps.articleLang = dom.GetAttribute(node, "lang")
@@ -933,7 +933,7 @@ func (ps *Parser) grabArticle() *html.Node {
 							dom.AppendChild(p, childNode)
 						} else if !ps.isWhitespace(childNode) {
 							p = dom.CreateElement("p")
-							dom.AppendChild(p, dom.Clone(childNode, true))
+							dom.AppendChild(p, cloneDocument(childNode)) // dom.Clone(childNode, true), in two allocations
 							dom.ReplaceChild(node, p, childNode)
 						}
 					} else if p != nil {
@@ -963,13 +963,13 @@ func (ps *Parser) grabArticle() *html.Node {
 				// practice, paragraphs.
 				if ps.hasSingleTagInsideElement(node, "p") && ps.getLinkDensity(node) < 0.25 {
 					divID := dom.ID(node)
-					divClassName := dom.ClassName(node)
+					divClassName := className(node)
 					newNode := dom.Children(node)[0]
 					node, _ = dom.ReplaceChild(node.Parent, newNode, node)
 					if divID != "" && dom.ID(node) == "" {
 						dom.SetAttribute(node, "id", divID)
 					}
-					if divClassName != "" && dom.ClassName(node) == "" {
+					if divClassName != "" && className(node) == "" {
 						dom.SetAttribute(node, "class", divClassName)
 					}
 					elementsToScore = append(elementsToScore, node)
@@ -1199,7 +1199,7 @@ func (ps *Parser) grabArticle() *html.Node {
 
 		// Keep potential top candidate's parent node to try to get text direction of it later.
 		topCandidateScore := ps.getContentScore(topCandidate)
-		topCandidateClassName := dom.ClassName(topCandidate)
+		topCandidateClassName := className(topCandidate)
 
 		passLogger.Info("determined the content container",
 			slog.Float64("score", topCandidateScore),
@@ -1219,7 +1219,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				contentBonus := float64(0)
 
 				// Give a bonus if sibling nodes and top candidates have the example same classname
-				if dom.ClassName(sibling) == topCandidateClassName && topCandidateClassName != "" {
+				if className(sibling) == topCandidateClassName && topCandidateClassName != "" {
 					contentBonus += topCandidateScore * 0.2
 				}
 
@@ -1999,7 +1999,7 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 	weight := 0
 
 	// Look for a special classname
-	if nodeClassName := dom.ClassName(node); nodeClassName != "" {
+	if nodeClassName := className(node); nodeClassName != "" {
 		if re2go.IsNegativeClass(nodeClassName) {
 			weight -= 25
 		}
@@ -2189,7 +2189,7 @@ func (ps *Parser) fixLazyImages(root *html.Node) {
 		src := dom.GetAttribute(elem, "src")
 		srcset := dom.GetAttribute(elem, "srcset")
 		nodeTag := dom.TagName(elem)
-		nodeClass := dom.ClassName(elem)
+		nodeClass := className(elem)
 
 		// In some sites (e.g. Kotaku), they put 1px square image as base64 data uri in
 		// the src attribute. So, here we check if the data uri is too short, just might

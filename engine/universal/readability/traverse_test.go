@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"asa/engine/dom/htmlparse"
+	"github.com/go-shiori/dom"
 	"golang.org/x/net/html"
 )
 
@@ -221,5 +222,63 @@ func FuzzAllNodesWithTag(f *testing.F) {
 				}
 			}
 		}
+	})
+}
+
+// FuzzClassName: className is dom.ClassName on any class attribute.
+func FuzzClassName(f *testing.F) {
+	for _, s := range []string{"", "a", "a b", " a", "a ", "a  b", "a\tb", "a\u00a0b", "\u00a0", "é b", "a \x85b", "x\xffy", " "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, class string) {
+		n := &html.Node{Type: html.ElementNode, Data: "div", Attr: []html.Attribute{{Key: "id", Val: "i"}, {Key: "class", Val: class}}}
+		if got, want := className(n), dom.ClassName(n); got != want {
+			t.Fatalf("className(%q) = %q, want %q", class, got, want)
+		}
+	})
+}
+
+// sameCopy reports whether a and b copy the same tree as dom.Clone does: the same fields, Attr
+// non-nil and equal, children alike.
+func sameCopy(a, b *html.Node) bool {
+	if a.Type != b.Type || a.DataAtom != b.DataAtom || a.Data != b.Data || a.Namespace != b.Namespace ||
+		(a.Attr == nil) != (b.Attr == nil) || len(a.Attr) != len(b.Attr) {
+		return false
+	}
+	for i := range a.Attr {
+		if a.Attr[i] != b.Attr[i] {
+			return false
+		}
+	}
+	ca, cb := a.FirstChild, b.FirstChild
+	for ; ca != nil && cb != nil; ca, cb = ca.NextSibling, cb.NextSibling {
+		if ca.Parent != a || cb.Parent != b || !sameCopy(ca, cb) {
+			return false
+		}
+	}
+	return ca == nil && cb == nil
+}
+
+// FuzzCloneDocument: cloneDocument copies every node of a page as dom.Clone(n, true) does.
+func FuzzCloneDocument(f *testing.F) {
+	for _, s := range []string{"", "<p class=a id=b>x<span>y</span></p>", "<svg><path d=x></path></svg><math><mi>x</mi></math>", "<div><!-- c --><br></div>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		doc, err := htmlparse.Parse([]byte(page))
+		if err != nil {
+			return
+		}
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			c := cloneDocument(n)
+			if c.Parent != nil || c.PrevSibling != nil || c.NextSibling != nil || !sameCopy(c, dom.Clone(n, true)) {
+				t.Fatalf("the copy of a %q node differs from dom.Clone's", n.Data)
+			}
+			for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+				walk(ch)
+			}
+		}
+		walk(doc)
 	})
 }

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"asa/engine/universal/readability/internal/re2go"
+	"github.com/go-shiori/dom"
+	"golang.org/x/net/html"
 )
 
 // indexOf returns the position of the first occurrence of a
@@ -164,4 +166,20 @@ func stripCDATA(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// className is dom.ClassName(node), the class attribute's words joined by one space, without
+// splitting and joining a class that is written that way already (most are: ASCII words, one space
+// between two). Anything else (other white space, a multi-byte rune, which may be white space to
+// strings.Fields) goes to dom.ClassName.
+func className(node *html.Node) string {
+	c := dom.GetAttribute(node, "class")
+	for i := 0; i < len(c); i++ {
+		switch b := c[i]; {
+		case b >= utf8.RuneSelf, b == ' ' && (i == 0 || i == len(c)-1 || c[i-1] == ' '),
+			b != ' ' && asciiSpace[b] != 0:
+			return dom.ClassName(node)
+		}
+	}
+	return c
 }
