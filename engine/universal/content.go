@@ -299,8 +299,17 @@ func WordCount(s string) int {
 			}
 			continue
 		}
-		r, w := utf8.DecodeRuneInString(s[i:])
-		i += w
+		var r rune
+		if i+2 < len(s) && 0xE1 <= c && c <= 0xEC && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			// Three bytes from E1 to EC then two continuation bytes are always a valid rune
+			// (U+1000 to U+CFFF: kana, Han, Hangul), decoded here rather than by utf8's slow path.
+			r = rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			i += 3
+		} else {
+			var w int
+			r, w = utf8.DecodeRuneInString(s[i:])
+			i += w
+		}
 		switch wordRuneKind(r) {
 		case runeCJK:
 			n++
@@ -336,14 +345,19 @@ const (
 )
 
 // wordRuneKind sorts a rune from U+0080 for WordCount. The General Punctuation block (curly
-// quotes, dashes, ellipses: common in Latin texts) holds no letter, digit, mark or CJK rune and
-// is answered without the Unicode tables, as the common CJK blocks are.
+// quotes, dashes, ellipses: common in Latin texts), CJK punctuation (、。「」) and the full-width
+// forms' punctuation, digits and letters are answered without the Unicode tables, as the common
+// CJK blocks are (TestWordRuneKind holds every rune to the tables).
 func wordRuneKind(r rune) int {
 	switch {
 	case isCommonCJK(r):
 		return runeCJK
-	case 0x2000 <= r && r <= 0x206F:
+	case 0x2000 <= r && r <= 0x206F, 0x3000 <= r && r <= 0x3004, 0x3008 <= r && r <= 0x3020, r == 0x30FB,
+		0xFF00 <= r && r <= 0xFF0F, 0xFF1A <= r && r <= 0xFF20:
 		return runeOther
+	case r == 0x30FC, 0xFF10 <= r && r <= 0xFF19, 0xFF21 <= r && r <= 0xFF3A, 0xFF41 <= r && r <= 0xFF5A:
+		// The prolonged sound mark (ー), full-width digits and Latin letters.
+		return runeLetter
 	case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
 		return runeCJK
 	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):

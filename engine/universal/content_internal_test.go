@@ -161,7 +161,7 @@ func TestWordCountAsRunes(t *testing.T) {
 
 // FuzzWordCount: WordCount agrees with wordCountRunes on any text.
 func FuzzWordCount(f *testing.F) {
-	for _, s := range []string{"", "don't well-known", "l’été — “quoted” 東京タワー", "a-", "x'\xff", "9’9 é\u0301"} {
+	for _, s := range []string{"", "don't well-known", "l’été — “quoted” 東京タワー", "a-", "x'\xff", "9’9 é\u0301", "「東京」、ー・ＡＢ１２！\u3000ｶﾅ", "\xe1\x80", "\xe1\x80\x80\xec\xbf\xbf\xed\x9f\xbfx\xe3\x80"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -129,6 +129,16 @@ func writeWords(tb *innerTextBuilder, s string) {
 			}
 			continue
 		}
+		if i+2 < len(s) && 0xE3 <= c && c <= 0xEC && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 &&
+			(c != 0xE3 || s[i+1] != 0x80 || s[i+2] != 0x80) {
+			// A rune from U+3001 to U+CFFF (kana, Han, Hangul: most of a CJK text), never white
+			// space (U+3000, E3 80 80, is the one white space from E3), always valid.
+			if startOfWord < 0 {
+				startOfWord = i
+			}
+			i += 3
+			continue
+		}
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
 			if startOfWord >= 0 {
