@@ -210,20 +210,28 @@ func (ps *Parser) getAllNodesWithTag(node *html.Node, tagNames ...string) []*htm
 	// Upstream walked the tree once per name and joined the lists: one walk fills a list per
 	// name, joined in the same order (nothing changes the tree meanwhile).
 	lists := make([][]*html.Node, len(tagNames))
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				for i, t := range tagNames {
-					if t == "*" || c.Data == t {
-						lists[i] = append(lists[i], c)
-					}
+	// The walk of getElementsByTagName, which follows the links.
+	c := node.FirstChild
+	for c != nil {
+		if c.Type == html.ElementNode {
+			for i, t := range tagNames {
+				if t == "*" || c.Data == t {
+					lists[i] = append(lists[i], c)
 				}
 			}
-			walk(c)
 		}
+		if c.FirstChild != nil {
+			c = c.FirstChild
+			continue
+		}
+		for c != node && c.NextSibling == nil {
+			c = c.Parent
+		}
+		if c == node {
+			break
+		}
+		c = c.NextSibling
 	}
-	walk(node)
 	var result []*html.Node
 	for _, l := range lists {
 		result = append(result, l...)

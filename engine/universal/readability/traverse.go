@@ -312,21 +312,27 @@ func (s *slabs) clone(src *html.Node) *html.Node {
 }
 
 // getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named
-// tagName, or all of them for "*", in document order; without a closure, into one slice.
+// tagName, or all of them for "*", in document order; without a closure or a call per node (the
+// walk follows the links: grabArticle lists a tag in the whole page a dozen times), into one slice.
 func getElementsByTagName(root *html.Node, tagName string) []*html.Node {
 	var out []*html.Node
-	for c := root.FirstChild; c != nil; c = c.NextSibling {
-		out = appendElementsByTagName(out, c, tagName)
-	}
-	return out
-}
-
-func appendElementsByTagName(out []*html.Node, n *html.Node, tagName string) []*html.Node {
-	if n.Type == html.ElementNode && (tagName == "*" || n.Data == tagName) {
-		out = append(out, n)
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		out = appendElementsByTagName(out, c, tagName)
+	all := tagName == "*"
+	n := root.FirstChild
+	for n != nil {
+		if n.Type == html.ElementNode && (all || n.Data == tagName) {
+			out = append(out, n)
+		}
+		if n.FirstChild != nil {
+			n = n.FirstChild
+			continue
+		}
+		for n != root && n.NextSibling == nil {
+			n = n.Parent
+		}
+		if n == root {
+			break
+		}
+		n = n.NextSibling
 	}
 	return out
 }

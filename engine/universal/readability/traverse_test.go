@@ -282,3 +282,35 @@ func FuzzCloneDocument(f *testing.F) {
 		walk(doc)
 	})
 }
+
+// FuzzElementsByTagName: getElementsByTagName lists what dom.GetElementsByTagName lists, under
+// every node of a page.
+func FuzzElementsByTagName(f *testing.F) {
+	for _, s := range []string{"", "<p>a<img><p>b<a>c</a></p><div><p><span>d</span></p></div>", "<table><tr><td><p>x</table><p>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		doc, err := htmlparse.Parse([]byte(page))
+		if err != nil {
+			return
+		}
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			for _, tag := range []string{"*", "p", "img", "a"} {
+				got, want := getElementsByTagName(n, tag), dom.GetElementsByTagName(n, tag)
+				if len(got) != len(want) {
+					t.Fatalf("%q under a %q node: %d nodes, want %d", tag, n.Data, len(got), len(want))
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("%q under a %q node: node %d differs", tag, n.Data, i)
+					}
+				}
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(doc)
+	})
+}
