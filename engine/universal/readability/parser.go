@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"asa/engine/dom/htmlparse"
 	"asa/engine/universal/readability/internal/re2go"
@@ -55,6 +56,23 @@ var (
 // is still one rune, of 4 bytes at most. Most texts cleanConditionally reads are longer: the
 // expressions do not run on them.
 const maxAdWordsLen = 13 * 4
+
+// mayBeAdWords is false for a text neither rxAdWords nor rxLoadingWords matches for its first byte:
+// the ASCII letters their words start with, in either case, and the lead bytes of the others'
+// (TestAdWordsFirstBytes derives them from the expressions).
+func mayBeAdWords(s string) bool {
+	return s != "" && adWordsFirst[s[0]]
+}
+
+var adWordsFirst = func() (t [256]bool) {
+	for _, c := range "aApPwWlLcC" {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
 
 // Constants that used by readability.
 var (
@@ -775,8 +793,12 @@ func (ps *Parser) isValidByline(node *html.Node, matchNUL string) bool {
 // getNodeAncestors gets the node's direct parent and grandparents.
 // In Readability.js, maxDepth default to 0.
 func (ps *Parser) getNodeAncestors(node *html.Node, maxDepth int) []*html.Node {
+	return appendNodeAncestors(nil, node, maxDepth)
+}
+
+// appendNodeAncestors appends getNodeAncestors(node, maxDepth) to ancestors.
+func appendNodeAncestors(ancestors []*html.Node, node *html.Node, maxDepth int) []*html.Node {
 	i := 0
-	var ancestors []*html.Node
 
 	for node.Parent != nil {
 		i++
@@ -994,6 +1016,7 @@ func (ps *Parser) grabArticle() *html.Node {
 		// parent node. A score is determined by things like number of
 		// commas, class names, etc. Maybe eventually link density.
 		var candidates []*html.Node
+		var ancestorsBuf []*html.Node // each paragraph's ancestors, read before the next one's
 		ps.forEachNode(elementsToScore, func(elementToScore *html.Node, _ int) {
 			if elementToScore.Parent == nil || dom.TagName(elementToScore.Parent) == "" {
 				return
@@ -1006,7 +1029,8 @@ func (ps *Parser) grabArticle() *html.Node {
 			}
 
 			// Exclude nodes with no ancestor.
-			ancestors := ps.getNodeAncestors(elementToScore, 5)
+			ancestorsBuf = appendNodeAncestors(ancestorsBuf[:0], elementToScore, 5)
+			ancestors := ancestorsBuf
 			if len(ancestors) == 0 {
 				return
 			}
@@ -2429,7 +2453,8 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 				// These patterns themselves don't have any spaces, so we can get away without using
 				// normalizeWhitespace.
 				innerTextSingle = strings.TrimSpace(innerTextSingle)
-				if len(innerTextSingle) <= maxAdWordsLen && (rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle)) {
+				if len(innerTextSingle) <= maxAdWordsLen && mayBeAdWords(innerTextSingle) &&
+					(rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle)) {
 					return true
 				}
 			}
@@ -2528,8 +2553,8 @@ func (ps *Parser) isProbablyVisible(node *html.Node) bool {
 	// Have to null-check node.style and node.className.indexOf to deal
 	// with SVG and MathML nodes. Also check for "fallback-image" so that
 	// Wikimedia Math images are displayed
-	return (nodeStyle == "" || !containsFoldASCII(nodeStyle, "none") || !rxDisplayNone.MatchString(nodeStyle)) &&
-		(nodeStyle == "" || !containsFoldASCII(nodeStyle, "hidden") || !rxVisibilityHidden.MatchString(nodeStyle)) &&
+	return (nodeStyle == "" || !containsFoldASCII(nodeStyle, "none") || !styleMatches(nodeStyle, "display", "none", rxDisplayNone)) &&
+		(nodeStyle == "" || !containsFoldASCII(nodeStyle, "hidden") || !styleMatches(nodeStyle, "visibility", "hidden", rxVisibilityHidden)) &&
 		!dom.HasAttribute(node, "hidden") &&
 		(nodeAriaHidden == "" || nodeAriaHidden != "true" || strings.Contains(className, "fallback-image"))
 }

@@ -1,6 +1,7 @@
 package readability
 
 import (
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"testing"
@@ -312,5 +313,88 @@ func FuzzElementsByTagName(f *testing.F) {
 			}
 		}
 		walk(doc)
+	})
+}
+
+// firstRunes adds to set every rune a match of re can start with, and reports whether re can match
+// the empty text (the runes of what follows may start it then). Case folds count: a literal with
+// FoldCase starts with any rune of its first rune's orbit.
+func firstRunes(re *syntax.Regexp, set map[rune]bool) (nullable bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpLiteral:
+		r := re.Rune[0]
+		set[r] = true
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				set[f] = true
+			}
+		}
+		return false
+	case syntax.OpCharClass:
+		for i := 0; i < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				set[r] = true
+			}
+		}
+		return false
+	case syntax.OpCapture, syntax.OpPlus:
+		return firstRunes(re.Sub[0], set)
+	case syntax.OpQuest, syntax.OpStar:
+		firstRunes(re.Sub[0], set)
+		return true
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !firstRunes(s, set) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		nullable := false
+		for _, s := range re.Sub {
+			if firstRunes(s, set) {
+				nullable = true
+			}
+		}
+		return nullable
+	}
+	panic(fmt.Sprintf("op %v", re.Op))
+}
+
+// TestAdWordsFirstBytes: every text rxAdWords or rxLoadingWords may match starts with a byte
+// mayBeAdWords lets through (neither matches the empty text).
+func TestAdWordsFirstBytes(t *testing.T) {
+	for _, rx := range []*regexp.Regexp{rxAdWords, rxLoadingWords} {
+		re, err := syntax.Parse(rx.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := map[rune]bool{}
+		if firstRunes(re, set) || rx.MatchString("") {
+			t.Fatalf("%s may match the empty text", rx)
+		}
+		for r := range set {
+			if s := string(r); !mayBeAdWords(s) {
+				t.Errorf("%s may match a text starting with %q", rx, s)
+			}
+		}
+	}
+}
+
+// FuzzStyleMatches: styleMatches is rxDisplayNone's and rxVisibilityHidden's MatchString.
+func FuzzStyleMatches(f *testing.F) {
+	for _, s := range []string{"", "display:none", "DISPLAY : NONE", "display:\t\n\f\r nonE", "display\v:none", "display: block; text-transform: none",
+		"displaydisplay:none", "display:", "visibility :hidden", "Visibility:Hidden;", "di\u017fplay:none", "vi\u017fibility:hidden", "display: none\u00e9", "display:nonx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, style string) {
+		if got, want := styleMatches(style, "display", "none", rxDisplayNone), rxDisplayNone.MatchString(style); got != want {
+			t.Fatalf("display %q: %v, want %v", style, got, want)
+		}
+		if got, want := styleMatches(style, "visibility", "hidden", rxVisibilityHidden), rxVisibilityHidden.MatchString(style); got != want {
+			t.Fatalf("visibility %q: %v, want %v", style, got, want)
+		}
 	})
 }

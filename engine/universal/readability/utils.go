@@ -2,6 +2,7 @@ package readability
 
 import (
 	nurl "net/url"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -182,4 +183,49 @@ func className(node *html.Node) string {
 		}
 	}
 	return c
+}
+
+// styleMatches is rx.MatchString(style) for rxDisplayNone and rxVisibilityHidden, which match name,
+// white space (\s: \t, \n, \f, \r, ' '), ':', white space and value, in any case. Styles of ASCII
+// alone are read here (the letters of name and value folded as ASCII); a multi-byte rune may be a
+// fold of a letter (ſ of s, K of k) only rx knows of.
+func styleMatches(style, name, value string, rx *regexp.Regexp) bool {
+	for i := 0; i < len(style); i++ {
+		if style[i] >= utf8.RuneSelf {
+			return rx.MatchString(style)
+		}
+	}
+	// name starts no other match of itself ("display", "visibility"): the white space after
+	// each is read once, and the search stays linear.
+	for i := 0; i+len(name) <= len(style); i++ {
+		if !hasPrefixFoldASCII(style[i:], name) {
+			continue
+		}
+		j := skipRxSpace(style, i+len(name))
+		if j < len(style) && style[j] == ':' && hasPrefixFoldASCII(style[skipRxSpace(style, j+1):], value) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixFoldASCII reports whether s starts with lower (ASCII lower-case letters), in any case.
+func hasPrefixFoldASCII(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for j := 0; j < len(lower); j++ {
+		if s[j]|0x20 != lower[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// skipRxSpace is the first index from i of s that is not \s (regexp's: \t, \n, \f, \r, ' ').
+func skipRxSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
 }
