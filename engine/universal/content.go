@@ -194,11 +194,14 @@ func (a *article) markdown() string {
 
 // tidyText trims every line, drops blank lines at the ends and keeps at most one blank line in a row.
 func tidyText(s string) string {
-	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var b strings.Builder
 	b.Grow(len(s))
 	blank := 0
-	for _, l := range lines {
+	// The lines strings.Split gives, one after the other, without a slice of them all.
+	for rest, more := s, true; more; {
+		var l string
+		l, rest, more = strings.Cut(rest, "\n")
 		l = strings.TrimRight(l, " \t\u00a0")
 		if strings.TrimSpace(l) == "" {
 			blank++

@@ -203,3 +203,39 @@ func TestIsCommonCJK(t *testing.T) {
 		t.Fatal("no rune")
 	}
 }
+
+// tidyTextSplit is tidyText as first written, over strings.Split's lines.
+func tidyTextSplit(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	var b strings.Builder
+	blank := 0
+	for _, l := range lines {
+		l = strings.TrimRight(l, " \t\u00a0")
+		if strings.TrimSpace(l) == "" {
+			blank++
+			continue
+		}
+		if b.Len() > 0 {
+			if blank > 0 {
+				b.WriteString("\n\n")
+			} else {
+				b.WriteByte('\n')
+			}
+		}
+		blank = 0
+		b.WriteString(strings.TrimLeft(l, " \t\u00a0"))
+	}
+	return b.String()
+}
+
+// FuzzTidyText: tidyText is tidyTextSplit.
+func FuzzTidyText(f *testing.F) {
+	for _, s := range []string{"", "\n", "a\n", "\na", " a \r\n\r\n\n b\u00a0\n\t\nc", "\r\r\n\n\u00a0\u3000x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := tidyText(s), tidyTextSplit(s); got != want {
+			t.Fatalf("tidyText(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

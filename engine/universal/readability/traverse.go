@@ -305,9 +305,19 @@ func (s *slabs) clone(src *html.Node) *html.Node {
 	n.Type, n.DataAtom, n.Data = src.Type, src.DataAtom, src.Data
 	k := copy(s.attrs, src.Attr)
 	n.Attr, s.attrs = s.attrs[:k:k], s.attrs[k:]
+	// Linked as AppendChild links them, without its checks (every copy is new).
+	var last *html.Node
 	for c := src.FirstChild; c != nil; c = c.NextSibling {
-		n.AppendChild(s.clone(c))
+		cc := s.clone(c)
+		cc.Parent, cc.PrevSibling = n, last
+		if last == nil {
+			n.FirstChild = cc
+		} else {
+			last.NextSibling = cc
+		}
+		last = cc
 	}
+	n.LastChild = last
 	return n
 }
 

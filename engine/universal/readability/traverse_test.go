@@ -252,12 +252,14 @@ func sameCopy(a, b *html.Node) bool {
 		}
 	}
 	ca, cb := a.FirstChild, b.FirstChild
+	var pa, pb *html.Node
 	for ; ca != nil && cb != nil; ca, cb = ca.NextSibling, cb.NextSibling {
-		if ca.Parent != a || cb.Parent != b || !sameCopy(ca, cb) {
+		if ca.Parent != a || cb.Parent != b || ca.PrevSibling != pa || cb.PrevSibling != pb || !sameCopy(ca, cb) {
 			return false
 		}
+		pa, pb = ca, cb
 	}
-	return ca == nil && cb == nil
+	return ca == nil && cb == nil && a.LastChild == pa && b.LastChild == pb
 }
 
 // FuzzCloneDocument: cloneDocument copies every node of a page as dom.Clone(n, true) does.
