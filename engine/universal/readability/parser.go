@@ -143,6 +143,7 @@ type Parser struct {
 	// (attrScores), which then keep the scores as upstream's did, read and written among the page's.
 	scores     map[*html.Node]float64
 	attrScores bool
+	runs       runCache // the pass's texts' runs
 }
 
 // NewParser returns new Parser which set up with default value.
@@ -835,6 +836,7 @@ func (ps *Parser) grabArticle() *html.Node {
 
 		ps.attrScores = hasScoreAttr(doc)
 		ps.scores = make(map[*html.Node]float64)
+		ps.runs = make(runCache)
 
 		page := getElementByTagName(doc, "body")
 		// We can't grab an article if we don't have a page!
@@ -1022,7 +1024,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				return
 			}
 
-			numChars, numCommas := countCharsAndCommas(elementToScore)
+			numChars, numCommas := countCharsAndCommas(elementToScore, ps.runs)
 			// If this paragraph is less than 25 characters, don't even count it.
 			if numChars < 25 {
 				return
@@ -1341,7 +1343,7 @@ func (ps *Parser) grabArticle() *html.Node {
 		// the sieve approach gives us a higher likelihood of
 		// finding the -right- content.
 		// Counted up to the threshold: a longer text's length is not read.
-		textLength := countCharsUpTo(articleContent, ps.CharThresholds)
+		textLength := countCharsUpTo(articleContent, ps.CharThresholds, ps.runs)
 		if textLength < ps.CharThresholds {
 			passLogger.Info("parsed article length is too short", slog.Int("textLength", textLength))
 			parseSuccessful = false
@@ -1984,7 +1986,7 @@ func (ps *Parser) getLinkDensity(element *html.Node) float64 {
 	var walk func(*html.Node, *charCounter)
 	walk = func(n *html.Node, linkCounter *charCounter) {
 		if n.Type == html.TextNode {
-			t := scanText(n.Data)
+			t := ps.runs.run(n)
 			chars.add(t)
 			if linkCounter != nil {
 				linkCounter.add(t)
@@ -2369,7 +2371,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 		var walk func(*html.Node, *charCounter, *charCounter, *charCounter, *charCounter)
 		walk = func(n *html.Node, textCounter, listCounter, headingCounter, linkCounter *charCounter) {
 			if n.Type == html.TextNode {
-				t := scanText(n.Data)
+				t := ps.runs.run(n)
 				chars.add(t)
 				commas += t.commas
 				if textCounter != nil {

@@ -112,6 +112,28 @@ func scanText(s string) textRun {
 	return t
 }
 
+// runCache keeps the runs of a pass's long texts: grabArticle reads most texts of the article
+// three or four times (the scoring, the link densities, cleanConditionally), and a text node's
+// Data never changes (only elements are renamed), so its run holds as long as the node does. A
+// short text costs less to scan again than to look up.
+type runCache map[*html.Node]textRun
+
+// minCachedText is the length from which a text's run is kept.
+const minCachedText = 64
+
+// run is scanText(n.Data), n a text node; a nil cache keeps nothing.
+func (c runCache) run(n *html.Node) textRun {
+	if c == nil || len(n.Data) < minCachedText {
+		return scanText(n.Data)
+	}
+	if t, ok := c[n]; ok {
+		return t
+	}
+	t := scanText(n.Data)
+	c[n] = t
+	return t
+}
+
 // cjkRun reads the run of three-byte runes from s[i] from U+3001 to U+CFFF (kana, CJK
 // punctuation, Han, Hangul: the bulk of a Chinese, Japanese or Korean text), which are neither
 // white space nor commas: it returns where the run ends and how many runes it holds. Their UTF-8
@@ -183,7 +205,7 @@ func (c *charCounter) ResetContext() *charCounter {
 // countCharsAndCommas returns counts for both characters and commas in a node's
 // text. Leading and trailing whitespace is not counted, nor are consecutive
 // runs of whitespace.
-func countCharsAndCommas(node *html.Node) (int, int) {
+func countCharsAndCommas(node *html.Node, runs runCache) (int, int) {
 	chars := &charCounter{}
 	commas := 0
 
@@ -192,7 +214,7 @@ func countCharsAndCommas(node *html.Node) (int, int) {
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
-			t := scanText(n.Data)
+			t := runs.run(n)
 			chars.add(t)
 			commas += t.commas
 			return
@@ -209,12 +231,12 @@ func countCharsAndCommas(node *html.Node) (int, int) {
 // countCharsUpTo is the characters countCharsAndCommas counts under node when they are fewer than
 // limit, or a number from limit up otherwise (the count only grows as texts are added, so the walk
 // stops there).
-func countCharsUpTo(node *html.Node, limit int) int {
+func countCharsUpTo(node *html.Node, limit int, runs runCache) int {
 	chars := &charCounter{}
 	var walk func(*html.Node) bool
 	walk = func(n *html.Node) bool {
 		if n.Type == html.TextNode {
-			chars.add(scanText(n.Data))
+			chars.add(runs.run(n))
 			return chars.Total >= limit
 		}
 		for child := n.FirstChild; child != nil; child = child.NextSibling {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -83,7 +84,8 @@ func TestIsSpaceMultiByte(t *testing.T) {
 // countCharsAndCommas on every element of a page.
 func FuzzEarlyCounts(f *testing.F) {
 	for _, s := range []string{"", "<p>a, b, c</p>", "<div>x,<p>y,,<b>z\uff0c</b></p>, ,</div><ul><li>a , b</ul>",
-		"<div><div>" + "w, " + "w, w, w, w, w, w, w, w, w, w</div> tail</div>", "<p> a  b\u3000c\u060c </p><!-- c, , -->"} {
+		"<div><div>" + "w, " + "w, w, w, w, w, w, w, w, w, w</div> tail</div>", "<p> a  b\u3000c\u060c </p><!-- c, , -->",
+		"<div><p>" + strings.Repeat(" a long text, with commas, ", 4) + "</p><p>" + strings.Repeat("\u3000語、", 30) + "</p></div>"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, page string) {
@@ -91,17 +93,26 @@ func FuzzEarlyCounts(f *testing.F) {
 		if err != nil {
 			return
 		}
+		runs := runCache{} // shared by every walk below, as a pass shares it: its runs are the texts'
 		var walk func(*html.Node)
 		walk = func(n *html.Node) {
 			if n.Type == html.ElementNode {
-				chars, commas := countCharsAndCommas(n)
+				chars, commas := countCharsAndCommas(n, nil)
+				for range 2 {
+					if c, k := countCharsAndCommas(n, runs); c != chars || k != commas {
+						t.Fatalf("%q: <%s> with the cache: %d chars %d commas, want %d %d", page, n.Data, c, k, chars, commas)
+					}
+				}
+				if got := countCharsUpTo(n, chars+1, runs); got != chars {
+					t.Fatalf("%q: countCharsUpTo(<%s>) with the cache: %d, want %d", page, n.Data, got, chars)
+				}
 				for _, k := range []int{1, commas, commas + 1, 10} {
 					if got, want := commasAtLeast(n, k), commas >= k; got != want {
 						t.Fatalf("%q: commasAtLeast(<%s>, %d) = %v with %d commas", page, n.Data, k, got, commas)
 					}
 				}
 				for _, lim := range []int{1, chars, chars + 1, 25, 500} {
-					got := countCharsUpTo(n, lim)
+					got := countCharsUpTo(n, lim, nil)
 					if chars < lim && got != chars || chars >= lim && got < lim {
 						t.Fatalf("%q: countCharsUpTo(<%s>, %d) = %d with %d chars", page, n.Data, lim, got, chars)
 					}

@@ -288,7 +288,7 @@ func (tb *innerTextBuilder) WriteNewline(n uint8, collapse bool) {
 
 func (tb *innerTextBuilder) WriteWord(w string) {
 	if tb.sp > 0 && tb.nl == 0 {
-		tb.sb.WriteRune(tb.sp)
+		tb.writeSpace()
 	}
 	tb.sb.WriteString(w)
 	tb.nl = 0
@@ -297,9 +297,18 @@ func (tb *innerTextBuilder) WriteWord(w string) {
 
 func (tb *innerTextBuilder) WritePre(pre string) {
 	if tb.sp > 0 && tb.nl == 0 {
-		tb.sb.WriteRune(tb.sp)
+		tb.writeSpace()
 	}
 	tb.sb.WriteString(pre)
 	tb.nl = 0
 	tb.sp = 0
+}
+
+// writeSpace writes the queued space: a byte, as most are (' '), else its UTF-8 (a no-break space).
+func (tb *innerTextBuilder) writeSpace() {
+	if tb.sp < utf8.RuneSelf {
+		tb.sb.WriteByte(byte(tb.sp))
+		return
+	}
+	tb.sb.WriteRune(tb.sp)
 }
