@@ -2343,7 +2343,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 		// With ten commas or more the node stays, whatever the walk below finds (its counts
 		// decide only under ten): counting the commas alone, up to ten, spares the walk of the
 		// large subtrees, which nest (every div of the article is cleaned, each subtree read).
-		if commasAtLeast(node, 10) {
+		if commasAtLeast(node, 10, ps.runs) {
 			return false
 		}
 

@@ -134,6 +134,16 @@ func (c runCache) run(n *html.Node) textRun {
 	return t
 }
 
+// commas is countCommas(n.Data), from n's run when c holds it.
+func (c runCache) commas(n *html.Node) int {
+	if len(n.Data) >= minCachedText {
+		if t, ok := c[n]; ok {
+			return t.commas
+		}
+	}
+	return countCommas(n.Data)
+}
+
 // cjkRun reads the run of three-byte runes from s[i] from U+3001 to U+CFFF (kana, CJK
 // punctuation, Han, Hangul: the bulk of a Chinese, Japanese or Korean text), which are neither
 // white space nor commas: it returns where the run ends and how many runes it holds. Their UTF-8
@@ -251,39 +261,42 @@ func countCharsUpTo(node *html.Node, limit int, runs runCache) int {
 }
 
 // commasAtLeast reports whether the texts under node hold k commas or more, as scanText counts
-// them.
-func commasAtLeast(node *html.Node, k int) bool {
-	return commasShort(node, k) <= 0
+// them (a text whose run runs holds is not counted again).
+func commasAtLeast(node *html.Node, k int, runs runCache) bool {
+	return commasShort(node, k, runs) <= 0
 }
 
 // commasShort is k less the commas under node, the walk stopping once it is down to 0.
-func commasShort(node *html.Node, k int) int {
+func commasShort(node *html.Node, k int, runs runCache) int {
 	for c := node.FirstChild; c != nil && k > 0; c = c.NextSibling {
 		if c.Type == html.TextNode {
-			k -= countCommas(c.Data)
+			k -= runs.commas(c)
 		} else {
-			k = commasShort(c, k)
+			k = commasShort(c, k, runs)
 		}
 	}
 	return k
 }
 
-// countCommas is scanText(s).commas: strings.Count finds the ASCII ones, and only a text with a
-// multi-byte rune is decoded for the others.
+// countCommas is scanText(s).commas: strings.Count finds the ASCII ones, and in a text with a
+// multi-byte rune the UTF-8 of each other comma (isCommaMultiByte's). UTF-8 synchronizes itself:
+// an occurrence of a rune's bytes starts with a lead byte, which no rune before takes as one of
+// its own, so each is a rune a range over s decodes, invalid bytes around it or not.
 func countCommas(s string) int {
 	n := strings.Count(s, ",")
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			for _, r := range s[i:] {
-				if isCommaMultiByte(r) {
-					n++
-				}
+			for _, c := range multiByteCommas {
+				n += strings.Count(s[i:], c)
 			}
 			break
 		}
 	}
 	return n
 }
+
+// multiByteCommas are isCommaMultiByte's commas.
+var multiByteCommas = []string{"\u060C", "\uFE50", "\uFE10", "\uFE11", "\u2E41", "\u2E34", "\u2E32", "\uFF0C"}
 
 // isCommaMultiByte reports the commas other than ',' that scanText counts.
 func isCommaMultiByte(r rune) bool {

@@ -45,7 +45,8 @@ func (c *runeCounts) count(s string) {
 func FuzzScanText(f *testing.F) {
 	for _, s := range []string{"", " ", "a", " a b ", "a,b ,c", "\u00a0x\u3000y\u060c", "\xff \xfe", "x\u0085y", "  ", "ab  cd\n\tef ",
 		"日本語\u3000の、テキスト，です。", "語\u3000\u3000の\u3000", "\xe3\x80", "\xe4\xbd\xe3\x80\x80\xec\xbf\xbf\xed\x9f\xbf 한국어",
-		"\n                    a                \t        b,        ", "         \u00a0        "} {
+		"\n                    a                \t        b,        ", "         \u00a0        ",
+		"\xef\xd8\x8c\xe2\xef\xbc\x8c\xef\xbc\xef\xb9\x90\xe2\xb8\xb2\xe2\xb8\xb4\xe2\xb9\x81\xef\xb8\x90\xef\xb8\x91\xd8", "語，語\ufe50、"} {
 		f.Add(s, " "+s)
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
@@ -107,8 +108,11 @@ func FuzzEarlyCounts(f *testing.F) {
 					t.Fatalf("%q: countCharsUpTo(<%s>) with the cache: %d, want %d", page, n.Data, got, chars)
 				}
 				for _, k := range []int{1, commas, commas + 1, 10} {
-					if got, want := commasAtLeast(n, k), commas >= k; got != want {
+					if got, want := commasAtLeast(n, k, nil), commas >= k; got != want {
 						t.Fatalf("%q: commasAtLeast(<%s>, %d) = %v with %d commas", page, n.Data, k, got, commas)
+					}
+					if got, want := commasAtLeast(n, k, runs), commas >= k; got != want {
+						t.Fatalf("%q: commasAtLeast(<%s>, %d) with the cache = %v with %d commas", page, n.Data, k, got, commas)
 					}
 				}
 				for _, lim := range []int{1, chars, chars + 1, 25, 500} {
@@ -410,4 +414,26 @@ func FuzzStyleMatches(f *testing.F) {
 			t.Fatalf("visibility %q: %v, want %v", style, got, want)
 		}
 	})
+}
+
+// TestMultiByteCommas: multiByteCommas are the runes isCommaMultiByte reports, each once.
+func TestMultiByteCommas(t *testing.T) {
+	var want []string
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if isCommaMultiByte(r) {
+			want = append(want, string(r))
+		}
+	}
+	got := map[string]bool{}
+	for _, c := range multiByteCommas {
+		got[c] = true
+	}
+	if len(got) != len(want) || len(multiByteCommas) != len(want) {
+		t.Fatalf("%q, want %q", multiByteCommas, want)
+	}
+	for _, c := range want {
+		if !got[c] {
+			t.Errorf("%q missing", c)
+		}
+	}
 }
