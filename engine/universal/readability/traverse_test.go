@@ -437,3 +437,16 @@ func TestMultiByteCommas(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHasContent: hasContent reports a rune other than white space (unicode.IsSpace), an invalid
+// byte being one (U+FFFD).
+func FuzzHasContent(f *testing.F) {
+	for _, s := range []string{"", " ", "\n                  ", "                x", "        \u00a0       ", "         \xff", "\t\v\f\r \u3000\u0085", "  a  "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := hasContent(s), strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsSpace(r) }); got != want {
+			t.Fatalf("hasContent(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

@@ -46,6 +46,13 @@ var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
 // hasContent reports whether a string contains a non-space character.
 func hasContent(str string) bool {
 	for idx := 0; idx < len(str); idx++ {
+		// The indentation of the markup, most of most texts, eight spaces at a time.
+		for idx+8 <= len(str) && str[idx:idx+8] == "        " {
+			idx += 8
+		}
+		if idx == len(str) {
+			break
+		}
 		c := str[idx]
 		if c >= utf8.RuneSelf {
 			// If we run into a non-ASCII byte, fall back to the slower

@@ -14,6 +14,9 @@ const noBreakSpace = '\u00A0'
 // https://developer.mozilla.org/en-US/docs/Web/API/HTMLElement/innerText
 func InnerText(doc *html.Node) string {
 	var tb innerTextBuilder
+	// The text is at most about as long as the texts under doc (white space collapses): growing
+	// the builder from nothing, by a quarter at a time once large, copied it several times over.
+	tb.sb.Grow(textBytes(doc))
 
 	// Output a string expression as TeX.
 	renderTeX := func(expr string, isBlock bool) {
@@ -311,4 +314,16 @@ func (tb *innerTextBuilder) writeSpace() {
 		return
 	}
 	tb.sb.WriteRune(tb.sp)
+}
+
+// textBytes is the length of the texts under n, n included.
+func textBytes(n *html.Node) int {
+	if n.Type == html.TextNode {
+		return len(n.Data)
+	}
+	total := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		total += textBytes(c)
+	}
+	return total
 }
