@@ -229,27 +229,12 @@ func (ps *Parser) getAllNodesWithTag(node *html.Node, tagNames ...string) []*htm
 	// Upstream walked the tree once per name and joined the lists: one walk fills a list per
 	// name, joined in the same order (nothing changes the tree meanwhile).
 	lists := make([][]*html.Node, len(tagNames))
-	// The walk of getElementsByTagName, which follows the links.
-	c := node.FirstChild
-	for c != nil {
-		if c.Type == html.ElementNode {
-			for i, t := range tagNames {
-				if t == "*" || c.Data == t {
-					lists[i] = append(lists[i], c)
-				}
+	for c := range allElements(node) {
+		for i, t := range tagNames {
+			if t == "*" || c.Data == t {
+				lists[i] = append(lists[i], c)
 			}
 		}
-		if c.FirstChild != nil {
-			c = c.FirstChild
-			continue
-		}
-		for c != node && c.NextSibling == nil {
-			c = c.Parent
-		}
-		if c == node {
-			break
-		}
-		c = c.NextSibling
 	}
 	var result []*html.Node
 	for _, l := range lists {
@@ -590,11 +575,7 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 	// Clean out junk from the article content
 	ps.cleanConditionally(articleContent, "form")
 	ps.cleanConditionally(articleContent, "fieldset")
-	ps.clean(articleContent, "object")
-	ps.clean(articleContent, "embed")
-	ps.clean(articleContent, "footer")
-	ps.clean(articleContent, "link")
-	ps.clean(articleContent, "aside")
+	ps.cleanTags(articleContent, "object", "embed", "footer", "link", "aside")
 
 	// Clean out elements have "share" in their id/class combinations
 	// from final top candidates, which means we don't remove the top
@@ -619,11 +600,7 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 	}
 	shareCleaner(articleContent)
 
-	ps.clean(articleContent, "iframe")
-	ps.clean(articleContent, "input")
-	ps.clean(articleContent, "textarea")
-	ps.clean(articleContent, "select")
-	ps.clean(articleContent, "button")
+	ps.cleanTags(articleContent, "iframe", "input", "textarea", "select", "button")
 	ps.cleanHeaders(articleContent)
 
 	// Do these last as the previous stuff may have removed junk
@@ -2063,6 +2040,26 @@ func (ps *Parser) clean(node *html.Node, tag string) {
 	ps.removeNodes(getElementsByTagName(node, tag), func(element *html.Node) bool {
 		return !ps.isVideoEmbed(element)
 	})
+}
+
+// cleanTags is clean(node, tag) for each tag in turn, the elements of every tag listed by one walk
+// before the first is cleaned. Upstream listed each tag's after the tags before it were cleaned:
+// the lists here also hold the elements inside what an earlier tag's removed, which clean then
+// removes from a subtree already out of node (no change to node; isVideoEmbed changes nothing).
+func (ps *Parser) cleanTags(node *html.Node, tags ...string) {
+	lists := make([][]*html.Node, len(tags))
+	for c := range allElements(node) {
+		for i, t := range tags {
+			if c.Data == t {
+				lists[i] = append(lists[i], c)
+			}
+		}
+	}
+	for _, l := range lists {
+		ps.removeNodes(l, func(element *html.Node) bool {
+			return !ps.isVideoEmbed(element)
+		})
+	}
 }
 
 // isVideoEmbed returns true if the element looks like a video embed with respect to the

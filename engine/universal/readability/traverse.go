@@ -381,3 +381,27 @@ func getElementsByTagName(root *html.Node, tagName string) []*html.Node {
 	}
 	return out
 }
+
+// allElements yields the elements under root (not root) in document order, by the walk of
+// getElementsByTagName; the tree must not change during it.
+func allElements(root *html.Node) func(yield func(*html.Node) bool) {
+	return func(yield func(*html.Node) bool) {
+		n := root.FirstChild
+		for n != nil {
+			if n.Type == html.ElementNode && !yield(n) {
+				return
+			}
+			if n.FirstChild != nil {
+				n = n.FirstChild
+				continue
+			}
+			for n != root && n.NextSibling == nil {
+				n = n.Parent
+			}
+			if n == root {
+				return
+			}
+			n = n.NextSibling
+		}
+	}
+}
