@@ -1030,9 +1030,12 @@ func (ps *Parser) grabArticle() *html.Node {
 					return
 				}
 
-				if !ps.hasContentScore(ancestor) {
+				// hasContentScore and getContentScore, looked up once.
+				ancestorScore, scored := ps.contentScore(ancestor)
+				if !scored {
 					ps.initializeNode(ancestor)
 					candidates = append(candidates, ancestor)
+					ancestorScore = ps.getContentScore(ancestor)
 				}
 
 				// Node score divider:
@@ -1049,7 +1052,6 @@ func (ps *Parser) grabArticle() *html.Node {
 					scoreDivider = level * 3
 				}
 
-				ancestorScore := ps.getContentScore(ancestor)
 				ancestorScore += float64(contentScore) / float64(scoreDivider)
 				ps.setContentScore(ancestor, ancestorScore)
 			})
@@ -2661,6 +2663,18 @@ func (ps *Parser) setContentScore(node *html.Node, score float64) {
 	}
 	// strconv writes what fmt's %.4f writes (Inf and NaN included), without fmt's machinery.
 	dom.SetAttribute(node, "data-readability-score", strconv.FormatFloat(score, 'f', 4, 64))
+}
+
+// contentScore is getContentScore(node) and hasContentScore(node).
+func (ps *Parser) contentScore(node *html.Node) (float64, bool) {
+	if !ps.attrScores {
+		score, ok := ps.scores[node]
+		return score, ok
+	}
+	if !ps.hasContentScore(node) {
+		return 0, false
+	}
+	return ps.getContentScore(node), true
 }
 
 // hasContentScore checks if node has readability score.
