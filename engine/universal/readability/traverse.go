@@ -357,33 +357,21 @@ func (s *slabs) clone(src *html.Node) *html.Node {
 }
 
 // getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named
-// tagName, or all of them for "*", in document order; without a closure or a call per node (the
-// walk follows the links: grabArticle lists a tag in the whole page a dozen times), into one slice.
+// tagName, or all of them for "*", in document order, by allElements's walk (grabArticle lists a
+// tag in the whole page a dozen times), into one slice.
 func getElementsByTagName(root *html.Node, tagName string) []*html.Node {
 	var out []*html.Node
 	all := tagName == "*"
-	n := root.FirstChild
-	for n != nil {
-		if n.Type == html.ElementNode && (all || n.Data == tagName) {
+	for n := range allElements(root) {
+		if all || n.Data == tagName {
 			out = append(out, n)
 		}
-		if n.FirstChild != nil {
-			n = n.FirstChild
-			continue
-		}
-		for n != root && n.NextSibling == nil {
-			n = n.Parent
-		}
-		if n == root {
-			break
-		}
-		n = n.NextSibling
 	}
 	return out
 }
 
-// allElements yields the elements under root (not root) in document order, by the walk of
-// getElementsByTagName; the tree must not change during it.
+// allElements yields the elements under root (not root) in document order, following the links
+// rather than calling itself per node (the walks inline); the tree must not change during it.
 func allElements(root *html.Node) func(yield func(*html.Node) bool) {
 	return func(yield func(*html.Node) bool) {
 		n := root.FirstChild
