@@ -194,11 +194,14 @@ func (a *article) markdown() string {
 
 // tidyText trims every line, drops blank lines at the ends and keeps at most one blank line in a row.
 func tidyText(s string) string {
-	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var b strings.Builder
 	b.Grow(len(s))
 	blank := 0
-	for _, l := range lines {
+	// The lines strings.Split gives, one after the other, without a slice of them all.
+	for rest, more := s, true; more; {
+		var l string
+		l, rest, more = strings.Cut(rest, "\n")
 		l = strings.TrimRight(l, " \t\u00a0")
 		if strings.TrimSpace(l) == "" {
 			blank++
@@ -277,36 +280,93 @@ func WordCount(s string) int {
 	n := 0
 	in := false
 	// Decoded in place rather than as a []rune of the whole text (the same runes: an invalid byte
-	// is U+FFFD either way), with ASCII, most of most pages, kept off the Unicode tables.
+	// is U+FFFD either way), with ASCII, most of most pages, kept off the Unicode tables and its
+	// runs of letters and digits read at once.
 	for i := 0; i < len(s); {
-		r, w := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRuneInString(s[i:])
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case asciiAlnum[c]:
+				if !in {
+					n++
+				}
+				in = true
+				for i < len(s) && asciiAlnum[s[i]] {
+					i++
+				}
+			case in && (c == '\'' || c == '-') && i < len(s) && nextIsLetter(s[i:]):
+				// "don't", "well-known": one word
+			default:
+				in = false
+			}
+			continue
 		}
-		i += w
-		var letter bool
-		if r < utf8.RuneSelf {
-			letter = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-		} else if isCommonCJK(r) || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+		var r rune
+		if i+2 < len(s) && 0xE1 <= c && c <= 0xEC && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			// Three bytes from E1 to EC then two continuation bytes are always a valid rune
+			// (U+1000 to U+CFFF: kana, Han, Hangul), decoded here rather than by utf8's slow path.
+			r = rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			i += 3
+		} else {
+			var w int
+			r, w = utf8.DecodeRuneInString(s[i:])
+			i += w
+		}
+		switch wordRuneKind(r) {
+		case runeCJK:
 			n++
 			in = false
-			continue
-		} else {
-			letter = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-		}
-		switch {
-		case letter:
+		case runeLetter:
 			if !in {
 				n++
 			}
 			in = true
-		case in && (r == '\'' || r == '’' || r == '-') && i < len(s) && nextIsLetter(s[i:]):
-			// "don't", "well-known": one word
 		default:
-			in = false
+			if !(in && r == '’' && i < len(s) && nextIsLetter(s[i:])) {
+				in = false
+			}
 		}
 	}
 	return n
+}
+
+// asciiAlnum is WordCount's letters and digits among ASCII, false from 0x80 (a multi-byte rune's
+// bytes, decoded apart).
+var asciiAlnum = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// What WordCount makes of a rune from U+0080.
+const (
+	runeOther  = iota // a separator
+	runeLetter        // letter, digit or non-spacing mark: part of a word
+	runeCJK           // Han, hiragana or katakana: a word of its own
+)
+
+// wordRuneKind sorts a rune from U+0080 for WordCount. The General Punctuation block (curly
+// quotes, dashes, ellipses: common in Latin texts), CJK punctuation (、。「」) and the full-width
+// forms' punctuation, digits and letters are answered without the Unicode tables, as the common
+// CJK blocks are (TestWordRuneKind holds every rune to the tables).
+func wordRuneKind(r rune) int {
+	switch {
+	case isCommonCJK(r):
+		return runeCJK
+	case 0x2000 <= r && r <= 0x206F, 0x3000 <= r && r <= 0x3004, 0x3008 <= r && r <= 0x3020, r == 0x30FB,
+		0xFF00 <= r && r <= 0xFF0F, 0xFF1A <= r && r <= 0xFF20:
+		return runeOther
+	case r == 0x30FC, 0xFF10 <= r && r <= 0xFF19, 0xFF21 <= r && r <= 0xFF3A, 0xFF41 <= r && r <= 0xFF5A:
+		// The prolonged sound mark (ー), full-width digits and Latin letters.
+		return runeLetter
+	case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+		return runeCJK
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+		return runeLetter
+	}
+	return runeOther
 }
 
 // isCommonCJK reports the blocks of Han, hiragana and katakana a Japanese or Chinese text is

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -145,7 +146,7 @@ func wordCountRunes(s string) int {
 }
 
 func TestWordCountAsRunes(t *testing.T) {
-	alphabet := []string{"a", "Z", "9", "é", "e\u0301", "東", "カ", "ひ", "서", "'", "’", "-", " ", "\n", ".", "\xff", "\xe6\x9d", "٣", "Ⅻ", "_"}
+	alphabet := []string{"a", "Z", "9", "é", "e\u0301", "東", "カ", "ひ", "서", "'", "’", "-", " ", "\n", ".", "\xff", "\xe6\x9d", "٣", "Ⅻ", "_", "“", "”", "—", "\u2070", "\u2071"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 5000 {
 		var b strings.Builder
@@ -154,6 +155,34 @@ func TestWordCountAsRunes(t *testing.T) {
 		}
 		if got, want := WordCount(b.String()), wordCountRunes(b.String()); got != want {
 			t.Fatalf("WordCount(%q) = %d, want %d", b.String(), got, want)
+		}
+	}
+}
+
+// FuzzWordCount: WordCount agrees with wordCountRunes on any text.
+func FuzzWordCount(f *testing.F) {
+	for _, s := range []string{"", "don't well-known", "l’été — “quoted” 東京タワー", "a-", "x'\xff", "9’9 é\u0301", "「東京」、ー・ＡＢ１２！\u3000ｶﾅ", "\xe1\x80", "\xe1\x80\x80\xec\xbf\xbf\xed\x9f\xbfx\xe3\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := WordCount(s), wordCountRunes(s); got != want {
+			t.Fatalf("WordCount(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+// TestWordRuneKind: wordRuneKind sorts every rune from U+0080 as the Unicode tables do.
+func TestWordRuneKind(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune+1; r++ {
+		want := runeOther
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			want = runeCJK
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			want = runeLetter
+		}
+		if got := wordRuneKind(r); got != want {
+			t.Errorf("U+%04X: %d, want %d", r, got, want)
 		}
 	}
 }
@@ -173,4 +202,40 @@ func TestIsCommonCJK(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no rune")
 	}
+}
+
+// tidyTextSplit is tidyText as first written, over strings.Split's lines.
+func tidyTextSplit(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	var b strings.Builder
+	blank := 0
+	for _, l := range lines {
+		l = strings.TrimRight(l, " \t\u00a0")
+		if strings.TrimSpace(l) == "" {
+			blank++
+			continue
+		}
+		if b.Len() > 0 {
+			if blank > 0 {
+				b.WriteString("\n\n")
+			} else {
+				b.WriteByte('\n')
+			}
+		}
+		blank = 0
+		b.WriteString(strings.TrimLeft(l, " \t\u00a0"))
+	}
+	return b.String()
+}
+
+// FuzzTidyText: tidyText is tidyTextSplit.
+func FuzzTidyText(f *testing.F) {
+	for _, s := range []string{"", "\n", "a\n", "\na", " a \r\n\r\n\n b\u00a0\n\t\nc", "\r\r\n\n\u00a0\u3000x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := tidyText(s), tidyTextSplit(s); got != want {
+			t.Fatalf("tidyText(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -21,19 +21,27 @@
 //   - The share, display:none and visibility:hidden expressions run only on a text holding the
 //     word they need; rxCDATA's replacement is stripCDATA (a trim at each end), only on a
 //     JSON-LD script holding a CDATA marker.
-//   - Content scores are written with strconv rather than fmt (the same strings); the default
-//     logger discards without formatting (slog.DiscardHandler), and cleanConditionally gives its
-//     per-node logger attributes only when debug lines are written. The candidates' scores are
-//     read once for their sort, not at every comparison.
+//   - Content scores live in a map of the pass (Parser.scores) holding what upstream's
+//     data-readability-score attribute would read back (roundScore: its four decimals), unless the
+//     page wrote such attributes itself, when they stay attributes, written with strconv rather
+//     than fmt (the same strings). The default logger discards without formatting
+//     (slog.DiscardHandler), and cleanConditionally gives its per-node logger attributes only
+//     when debug lines are written. The candidates' scores are read once for their sort, not at
+//     every comparison.
+//   - A pass keeps the runs of its texts of 64 bytes or more (runCache; a text node's Data never
+//     changes), which the scoring, the link densities and cleanConditionally each read again.
+//   - prepArticle lists the tags clean removes in two walks (cleanTags), not ten; className
+//     returns a class attribute written with single spaces as it is.
 //   - ParseFrom reads a copy of a tree it leaves whole: one copy, which the first pass prunes, a
 //     retry pass making a new one (ParseAndMutate's caller copies, then every pass copies again).
 //   - Counts stop where they stop deciding: cleanConditionally keeps a node with ten commas or
 //     more whatever its other counts, so it counts commas first, up to ten (commasAtLeast); a
 //     pass's text length is counted up to CharThresholds (countCharsUpTo); rxAdWords and
 //     rxLoadingWords do not run on a text longer than any they match (maxAdWordsLen).
-//   - scanText tells multi-byte white space from a list (isSpaceMultiByte) and reads runs of
-//     kana, Han and Hangul without decoding them (cjkRun); render.InnerText reads ASCII a byte
-//     at a time (writeWords), held to upstream's by its own equivalence tests.
+//   - scanText tells multi-byte white space from a list (isSpaceMultiByte), reads runs of
+//     kana, Han and Hangul without decoding them (cjkRun) and runs of spaces eight bytes at a
+//     time; render.InnerText reads ASCII a byte at a time and CJK runes undecoded (writeWords),
+//     held to upstream's by its own equivalence tests.
 //
 // TestEquivalentCorpus, TestEquivalentFixtures and FuzzEquivalent hold the fork to upstream's
 // results (the article rendered as HTML, title, byline, excerpt, site name, language, image,

@@ -229,6 +229,8 @@ var snippets = []string{
 	`<div id="sidebar"><a href="/x">a</a><a href="/y">b</a></div><div class="content"><p>` + strings.Repeat("Text, text, text. ", 30) + `</p><p>` + strings.Repeat("More, more. ", 30) + `</p><table><tr><td>1</td><td>2</td></tr></table><div><br><br>x<br><br>y</div></div>`,
 	`<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"H","author":{"name":"B"},"datePublished":"2020-01-02T03:04:05Z","publisher":{"name":"P"}}</script><div><p>` + strings.Repeat("Short. ", 10) + `</p></div>`,
 	`<noscript><img src="a.jpg"></noscript><img data-src="b.jpg" src="data:image/gif;base64,R0lGOD"><figure><img src="c.jpg"><figcaption>c</figcaption></figure><p>` + strings.Repeat("w, ", 100) + `</p>`,
+	// Scores of the page's own, which upstream reads as its own (and a value fixLazyImages copies).
+	`<div><div class="post"><p>` + strings.Repeat("Scored, by the page. ", 30) + `</p><figure data-readability-score="https://example.com/b.png" class="lazy"><p>` + strings.Repeat("Caption, text. ", 30) + `</p></figure></div><div data-readability-score="500"><span>A sibling the page scored</span></div></div>`,
 	`<div><div><div><p>` + strings.Repeat("Deep, nested. ", 30) + `</p></div></div></div><h2>Title</h2><iframe src="https://www.youtube.com/embed/x"></iframe><pre>a<br>b</pre>`,
 }
 

@@ -41,7 +41,7 @@ func newLinkMemo(ps *Parser, root *html.Node, candidates []*html.Node) *linkMemo
 // read returns the run of n's text and the run of its text outside any <a> (n included).
 func (lm *linkMemo) read(n *html.Node) (all, free textRun) {
 	if n.Type == html.TextNode {
-		t := scanText(n.Data)
+		t := lm.ps.runs.run(n)
 		return t, t
 	}
 	lo := len(lm.terms)

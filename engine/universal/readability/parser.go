@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"asa/engine/dom/htmlparse"
 	"asa/engine/universal/readability/internal/re2go"
@@ -55,6 +56,23 @@ var (
 // is still one rune, of 4 bytes at most. Most texts cleanConditionally reads are longer: the
 // expressions do not run on them.
 const maxAdWordsLen = 13 * 4
+
+// mayBeAdWords is false for a text neither rxAdWords nor rxLoadingWords matches for its first byte:
+// the ASCII letters their words start with, in either case, and the lead bytes of the others'
+// (TestAdWordsFirstBytes derives them from the expressions).
+func mayBeAdWords(s string) bool {
+	return s != "" && adWordsFirst[s[0]]
+}
+
+var adWordsFirst = func() (t [256]bool) {
+	for _, c := range "aApPwWlLcC" {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
 
 // Constants that used by readability.
 var (
@@ -118,6 +136,14 @@ type Parser struct {
 	articleLang     string
 	attempts        []parseAttempt
 	flags           flags
+
+	// The content scores of this pass of grabArticle. Upstream keeps them in data-readability-score
+	// attributes (written with four decimals, parsed back at every read): scores holds what a read
+	// would parse (roundScore), unless the tree had such attributes of its own when the pass began
+	// (attrScores), which then keep the scores as upstream's did, read and written among the page's.
+	scores     map[*html.Node]float64
+	attrScores bool
+	runs       runCache // the pass's texts' runs
 }
 
 // NewParser returns new Parser which set up with default value.
@@ -203,20 +229,13 @@ func (ps *Parser) getAllNodesWithTag(node *html.Node, tagNames ...string) []*htm
 	// Upstream walked the tree once per name and joined the lists: one walk fills a list per
 	// name, joined in the same order (nothing changes the tree meanwhile).
 	lists := make([][]*html.Node, len(tagNames))
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type == html.ElementNode {
-				for i, t := range tagNames {
-					if t == "*" || c.Data == t {
-						lists[i] = append(lists[i], c)
-					}
-				}
+	for c := range allElements(node) {
+		for i, t := range tagNames {
+			if t == "*" || c.Data == t {
+				lists[i] = append(lists[i], c)
 			}
-			walk(c)
 		}
 	}
-	walk(node)
 	var result []*html.Node
 	for _, l := range lists {
 		result = append(result, l...)
@@ -556,11 +575,7 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 	// Clean out junk from the article content
 	ps.cleanConditionally(articleContent, "form")
 	ps.cleanConditionally(articleContent, "fieldset")
-	ps.clean(articleContent, "object")
-	ps.clean(articleContent, "embed")
-	ps.clean(articleContent, "footer")
-	ps.clean(articleContent, "link")
-	ps.clean(articleContent, "aside")
+	ps.cleanTags(articleContent, "object", "embed", "footer", "link", "aside")
 
 	// Clean out elements have "share" in their id/class combinations
 	// from final top candidates, which means we don't remove the top
@@ -585,11 +600,7 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 	}
 	shareCleaner(articleContent)
 
-	ps.clean(articleContent, "iframe")
-	ps.clean(articleContent, "input")
-	ps.clean(articleContent, "textarea")
-	ps.clean(articleContent, "select")
-	ps.clean(articleContent, "button")
+	ps.cleanTags(articleContent, "iframe", "input", "textarea", "select", "button")
 	ps.cleanHeaders(articleContent)
 
 	// Do these last as the previous stuff may have removed junk
@@ -760,8 +771,12 @@ func (ps *Parser) isValidByline(node *html.Node, matchNUL string) bool {
 // getNodeAncestors gets the node's direct parent and grandparents.
 // In Readability.js, maxDepth default to 0.
 func (ps *Parser) getNodeAncestors(node *html.Node, maxDepth int) []*html.Node {
+	return appendNodeAncestors(nil, node, maxDepth)
+}
+
+// appendNodeAncestors appends getNodeAncestors(node, maxDepth) to ancestors.
+func appendNodeAncestors(ancestors []*html.Node, node *html.Node, maxDepth int) []*html.Node {
 	i := 0
-	var ancestors []*html.Node
 
 	for node.Parent != nil {
 		i++
@@ -796,6 +811,10 @@ func (ps *Parser) grabArticle() *html.Node {
 			doc = ps.doc
 		}
 
+		ps.attrScores = hasScoreAttr(doc)
+		ps.scores = make(map[*html.Node]float64)
+		ps.runs = make(runCache)
+
 		page := getElementByTagName(doc, "body")
 		// We can't grab an article if we don't have a page!
 		if page == nil {
@@ -817,7 +836,7 @@ func (ps *Parser) grabArticle() *html.Node {
 	grabLoop:
 		for node != nil {
 			// The matchers read up to a terminating null: one string with it serves them all.
-			matchNUL := dom.ClassName(node) + " " + dom.ID(node) + "\x00"
+			matchNUL := className(node) + " " + dom.ID(node) + "\x00"
 
 			if dom.TagName(node) == "html" {
 				ps.articleLang = dom.GetAttribute(node, "lang")
@@ -923,7 +942,7 @@ func (ps *Parser) grabArticle() *html.Node {
 							dom.AppendChild(p, childNode)
 						} else if !ps.isWhitespace(childNode) {
 							p = dom.CreateElement("p")
-							dom.AppendChild(p, dom.Clone(childNode, true))
+							dom.AppendChild(p, cloneDocument(childNode)) // dom.Clone(childNode, true), in two allocations
 							dom.ReplaceChild(node, p, childNode)
 						}
 					} else if p != nil {
@@ -953,13 +972,13 @@ func (ps *Parser) grabArticle() *html.Node {
 				// practice, paragraphs.
 				if ps.hasSingleTagInsideElement(node, "p") && ps.getLinkDensity(node) < 0.25 {
 					divID := dom.ID(node)
-					divClassName := dom.ClassName(node)
+					divClassName := className(node)
 					newNode := dom.Children(node)[0]
 					node, _ = dom.ReplaceChild(node.Parent, newNode, node)
 					if divID != "" && dom.ID(node) == "" {
 						dom.SetAttribute(node, "id", divID)
 					}
-					if divClassName != "" && dom.ClassName(node) == "" {
+					if divClassName != "" && className(node) == "" {
 						dom.SetAttribute(node, "class", divClassName)
 					}
 					elementsToScore = append(elementsToScore, node)
@@ -976,19 +995,21 @@ func (ps *Parser) grabArticle() *html.Node {
 		// parent node. A score is determined by things like number of
 		// commas, class names, etc. Maybe eventually link density.
 		var candidates []*html.Node
+		var ancestorsBuf []*html.Node // each paragraph's ancestors, read before the next one's
 		ps.forEachNode(elementsToScore, func(elementToScore *html.Node, _ int) {
 			if elementToScore.Parent == nil || dom.TagName(elementToScore.Parent) == "" {
 				return
 			}
 
-			numChars, numCommas := countCharsAndCommas(elementToScore)
+			numChars, numCommas := countCharsAndCommas(elementToScore, ps.runs)
 			// If this paragraph is less than 25 characters, don't even count it.
 			if numChars < 25 {
 				return
 			}
 
 			// Exclude nodes with no ancestor.
-			ancestors := ps.getNodeAncestors(elementToScore, 5)
+			ancestorsBuf = appendNodeAncestors(ancestorsBuf[:0], elementToScore, 5)
+			ancestors := ancestorsBuf
 			if len(ancestors) == 0 {
 				return
 			}
@@ -1009,9 +1030,12 @@ func (ps *Parser) grabArticle() *html.Node {
 					return
 				}
 
-				if !ps.hasContentScore(ancestor) {
+				// hasContentScore and getContentScore, looked up once.
+				ancestorScore, scored := ps.contentScore(ancestor)
+				if !scored {
 					ps.initializeNode(ancestor)
 					candidates = append(candidates, ancestor)
+					ancestorScore = ps.getContentScore(ancestor)
 				}
 
 				// Node score divider:
@@ -1028,7 +1052,6 @@ func (ps *Parser) grabArticle() *html.Node {
 					scoreDivider = level * 3
 				}
 
-				ancestorScore := ps.getContentScore(ancestor)
 				ancestorScore += float64(contentScore) / float64(scoreDivider)
 				ps.setContentScore(ancestor, ancestorScore)
 			})
@@ -1189,7 +1212,7 @@ func (ps *Parser) grabArticle() *html.Node {
 
 		// Keep potential top candidate's parent node to try to get text direction of it later.
 		topCandidateScore := ps.getContentScore(topCandidate)
-		topCandidateClassName := dom.ClassName(topCandidate)
+		topCandidateClassName := className(topCandidate)
 
 		passLogger.Info("determined the content container",
 			slog.Float64("score", topCandidateScore),
@@ -1209,7 +1232,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				contentBonus := float64(0)
 
 				// Give a bonus if sibling nodes and top candidates have the example same classname
-				if dom.ClassName(sibling) == topCandidateClassName && topCandidateClassName != "" {
+				if className(sibling) == topCandidateClassName && topCandidateClassName != "" {
 					contentBonus += topCandidateScore * 0.2
 				}
 
@@ -1299,7 +1322,7 @@ func (ps *Parser) grabArticle() *html.Node {
 		// the sieve approach gives us a higher likelihood of
 		// finding the -right- content.
 		// Counted up to the threshold: a longer text's length is not read.
-		textLength := countCharsUpTo(articleContent, ps.CharThresholds)
+		textLength := countCharsUpTo(articleContent, ps.CharThresholds, ps.runs)
 		if textLength < ps.CharThresholds {
 			passLogger.Info("parsed article length is too short", slog.Int("textLength", textLength))
 			parseSuccessful = false
@@ -1942,7 +1965,7 @@ func (ps *Parser) getLinkDensity(element *html.Node) float64 {
 	var walk func(*html.Node, *charCounter)
 	walk = func(n *html.Node, linkCounter *charCounter) {
 		if n.Type == html.TextNode {
-			t := scanText(n.Data)
+			t := ps.runs.run(n)
 			chars.add(t)
 			if linkCounter != nil {
 				linkCounter.add(t)
@@ -1989,7 +2012,7 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 	weight := 0
 
 	// Look for a special classname
-	if nodeClassName := dom.ClassName(node); nodeClassName != "" {
+	if nodeClassName := className(node); nodeClassName != "" {
 		if re2go.IsNegativeClass(nodeClassName) {
 			weight -= 25
 		}
@@ -2019,6 +2042,26 @@ func (ps *Parser) clean(node *html.Node, tag string) {
 	ps.removeNodes(getElementsByTagName(node, tag), func(element *html.Node) bool {
 		return !ps.isVideoEmbed(element)
 	})
+}
+
+// cleanTags is clean(node, tag) for each tag in turn, the elements of every tag listed by one walk
+// before the first is cleaned. Upstream listed each tag's after the tags before it were cleaned:
+// the lists here also hold the elements inside what an earlier tag's removed, which clean then
+// removes from a subtree already out of node (no change to node; isVideoEmbed changes nothing).
+func (ps *Parser) cleanTags(node *html.Node, tags ...string) {
+	lists := make([][]*html.Node, len(tags))
+	for c := range allElements(node) {
+		for i, t := range tags {
+			if c.Data == t {
+				lists[i] = append(lists[i], c)
+			}
+		}
+	}
+	for _, l := range lists {
+		ps.removeNodes(l, func(element *html.Node) bool {
+			return !ps.isVideoEmbed(element)
+		})
+	}
 }
 
 // isVideoEmbed returns true if the element looks like a video embed with respect to the
@@ -2179,7 +2222,7 @@ func (ps *Parser) fixLazyImages(root *html.Node) {
 		src := dom.GetAttribute(elem, "src")
 		srcset := dom.GetAttribute(elem, "srcset")
 		nodeTag := dom.TagName(elem)
-		nodeClass := dom.ClassName(elem)
+		nodeClass := className(elem)
 
 		// In some sites (e.g. Kotaku), they put 1px square image as base64 data uri in
 		// the src attribute. So, here we check if the data uri is too short, just might
@@ -2299,7 +2342,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 		// With ten commas or more the node stays, whatever the walk below finds (its counts
 		// decide only under ten): counting the commas alone, up to ten, spares the walk of the
 		// large subtrees, which nest (every div of the article is cleaned, each subtree read).
-		if commasAtLeast(node, 10) {
+		if commasAtLeast(node, 10, ps.runs) {
 			return false
 		}
 
@@ -2327,7 +2370,7 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 		var walk func(*html.Node, *charCounter, *charCounter, *charCounter, *charCounter)
 		walk = func(n *html.Node, textCounter, listCounter, headingCounter, linkCounter *charCounter) {
 			if n.Type == html.TextNode {
-				t := scanText(n.Data)
+				t := ps.runs.run(n)
 				chars.add(t)
 				commas += t.commas
 				if textCounter != nil {
@@ -2411,7 +2454,8 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 				// These patterns themselves don't have any spaces, so we can get away without using
 				// normalizeWhitespace.
 				innerTextSingle = strings.TrimSpace(innerTextSingle)
-				if len(innerTextSingle) <= maxAdWordsLen && (rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle)) {
+				if len(innerTextSingle) <= maxAdWordsLen && mayBeAdWords(innerTextSingle) &&
+					(rxAdWords.MatchString(innerTextSingle) || rxLoadingWords.MatchString(innerTextSingle)) {
 					return true
 				}
 			}
@@ -2510,8 +2554,8 @@ func (ps *Parser) isProbablyVisible(node *html.Node) bool {
 	// Have to null-check node.style and node.className.indexOf to deal
 	// with SVG and MathML nodes. Also check for "fallback-image" so that
 	// Wikimedia Math images are displayed
-	return (nodeStyle == "" || !containsFoldASCII(nodeStyle, "none") || !rxDisplayNone.MatchString(nodeStyle)) &&
-		(nodeStyle == "" || !containsFoldASCII(nodeStyle, "hidden") || !rxVisibilityHidden.MatchString(nodeStyle)) &&
+	return (nodeStyle == "" || !containsFoldASCII(nodeStyle, "none") || !styleMatches(nodeStyle, "display", "none", rxDisplayNone)) &&
+		(nodeStyle == "" || !containsFoldASCII(nodeStyle, "hidden") || !styleMatches(nodeStyle, "visibility", "hidden", rxVisibilityHidden)) &&
 		!dom.HasAttribute(node, "hidden") &&
 		(nodeAriaHidden == "" || nodeAriaHidden != "true" || strings.Contains(className, "fallback-image"))
 }
@@ -2613,17 +2657,40 @@ func (ps *Parser) isReadabilityDataTable(node *html.Node) bool {
 
 // setContentScore sets the readability score for a node.
 func (ps *Parser) setContentScore(node *html.Node, score float64) {
+	if !ps.attrScores {
+		ps.scores[node] = roundScore(score)
+		return
+	}
 	// strconv writes what fmt's %.4f writes (Inf and NaN included), without fmt's machinery.
 	dom.SetAttribute(node, "data-readability-score", strconv.FormatFloat(score, 'f', 4, 64))
 }
 
+// contentScore is getContentScore(node) and hasContentScore(node).
+func (ps *Parser) contentScore(node *html.Node) (float64, bool) {
+	if !ps.attrScores {
+		score, ok := ps.scores[node]
+		return score, ok
+	}
+	if !ps.hasContentScore(node) {
+		return 0, false
+	}
+	return ps.getContentScore(node), true
+}
+
 // hasContentScore checks if node has readability score.
 func (ps *Parser) hasContentScore(node *html.Node) bool {
+	if !ps.attrScores {
+		_, ok := ps.scores[node]
+		return ok
+	}
 	return dom.HasAttribute(node, "data-readability-score")
 }
 
 // getContentScore gets the readability score of a node.
 func (ps *Parser) getContentScore(node *html.Node) float64 {
+	if !ps.attrScores {
+		return ps.scores[node]
+	}
 	strScore := dom.GetAttribute(node, "data-readability-score")
 	strScore = strings.TrimSpace(strScore)
 	if strScore == "" {

@@ -67,7 +67,15 @@ func scanText(s string) textRun {
 			}
 			n, i = j-i, j
 		case classSpace:
+			// Pages indent their markup: most of their text nodes are long runs of spaces
+			// (four fifths of a Royal Road chapter's text bytes), skipped eight at a time.
 			i++
+			for i+8 <= len(s) && s[i:i+8] == "        " {
+				i += 8
+			}
+			for i < len(s) && byteClass[s[i]] == classSpace {
+				i++
+			}
 			space = true
 			continue
 		case classComma:
@@ -102,6 +110,38 @@ func scanText(s string) textRun {
 		t.lead = space
 	}
 	return t
+}
+
+// runCache keeps the runs of a pass's long texts: grabArticle reads most texts of the article
+// three or four times (the scoring, the link densities, cleanConditionally), and a text node's
+// Data never changes (only elements are renamed), so its run holds as long as the node does. A
+// short text costs less to scan again than to look up.
+type runCache map[*html.Node]textRun
+
+// minCachedText is the length from which a text's run is kept.
+const minCachedText = 64
+
+// run is scanText(n.Data), n a text node; a nil cache keeps nothing.
+func (c runCache) run(n *html.Node) textRun {
+	if c == nil || len(n.Data) < minCachedText {
+		return scanText(n.Data)
+	}
+	if t, ok := c[n]; ok {
+		return t
+	}
+	t := scanText(n.Data)
+	c[n] = t
+	return t
+}
+
+// commas is countCommas(n.Data), from n's run when c holds it.
+func (c runCache) commas(n *html.Node) int {
+	if len(n.Data) >= minCachedText {
+		if t, ok := c[n]; ok {
+			return t.commas
+		}
+	}
+	return countCommas(n.Data)
 }
 
 // cjkRun reads the run of three-byte runes from s[i] from U+3001 to U+CFFF (kana, CJK
@@ -175,7 +215,7 @@ func (c *charCounter) ResetContext() *charCounter {
 // countCharsAndCommas returns counts for both characters and commas in a node's
 // text. Leading and trailing whitespace is not counted, nor are consecutive
 // runs of whitespace.
-func countCharsAndCommas(node *html.Node) (int, int) {
+func countCharsAndCommas(node *html.Node, runs runCache) (int, int) {
 	chars := &charCounter{}
 	commas := 0
 
@@ -184,7 +224,7 @@ func countCharsAndCommas(node *html.Node) (int, int) {
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		if n.Type == html.TextNode {
-			t := scanText(n.Data)
+			t := runs.run(n)
 			chars.add(t)
 			commas += t.commas
 			return
@@ -201,12 +241,12 @@ func countCharsAndCommas(node *html.Node) (int, int) {
 // countCharsUpTo is the characters countCharsAndCommas counts under node when they are fewer than
 // limit, or a number from limit up otherwise (the count only grows as texts are added, so the walk
 // stops there).
-func countCharsUpTo(node *html.Node, limit int) int {
+func countCharsUpTo(node *html.Node, limit int, runs runCache) int {
 	chars := &charCounter{}
 	var walk func(*html.Node) bool
 	walk = func(n *html.Node) bool {
 		if n.Type == html.TextNode {
-			chars.add(scanText(n.Data))
+			chars.add(runs.run(n))
 			return chars.Total >= limit
 		}
 		for child := n.FirstChild; child != nil; child = child.NextSibling {
@@ -221,39 +261,42 @@ func countCharsUpTo(node *html.Node, limit int) int {
 }
 
 // commasAtLeast reports whether the texts under node hold k commas or more, as scanText counts
-// them.
-func commasAtLeast(node *html.Node, k int) bool {
-	return commasShort(node, k) <= 0
+// them (a text whose run runs holds is not counted again).
+func commasAtLeast(node *html.Node, k int, runs runCache) bool {
+	return commasShort(node, k, runs) <= 0
 }
 
 // commasShort is k less the commas under node, the walk stopping once it is down to 0.
-func commasShort(node *html.Node, k int) int {
+func commasShort(node *html.Node, k int, runs runCache) int {
 	for c := node.FirstChild; c != nil && k > 0; c = c.NextSibling {
 		if c.Type == html.TextNode {
-			k -= countCommas(c.Data)
+			k -= runs.commas(c)
 		} else {
-			k = commasShort(c, k)
+			k = commasShort(c, k, runs)
 		}
 	}
 	return k
 }
 
-// countCommas is scanText(s).commas: strings.Count finds the ASCII ones, and only a text with a
-// multi-byte rune is decoded for the others.
+// countCommas is scanText(s).commas: strings.Count finds the ASCII ones, and in a text with a
+// multi-byte rune the UTF-8 of each other comma (isCommaMultiByte's). UTF-8 synchronizes itself:
+// an occurrence of a rune's bytes starts with a lead byte, which no rune before takes as one of
+// its own, so each is a rune a range over s decodes, invalid bytes around it or not.
 func countCommas(s string) int {
 	n := strings.Count(s, ",")
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			for _, r := range s[i:] {
-				if isCommaMultiByte(r) {
-					n++
-				}
+			for _, c := range multiByteCommas {
+				n += strings.Count(s[i:], c)
 			}
 			break
 		}
 	}
 	return n
 }
+
+// multiByteCommas are isCommaMultiByte's commas.
+var multiByteCommas = []string{"\u060C", "\uFE50", "\uFE10", "\uFE11", "\u2E41", "\u2E34", "\u2E32", "\uFF0C"}
 
 // isCommaMultiByte reports the commas other than ',' that scanText counts.
 func isCommaMultiByte(r rune) bool {
@@ -297,28 +340,56 @@ func (s *slabs) clone(src *html.Node) *html.Node {
 	n.Type, n.DataAtom, n.Data = src.Type, src.DataAtom, src.Data
 	k := copy(s.attrs, src.Attr)
 	n.Attr, s.attrs = s.attrs[:k:k], s.attrs[k:]
+	// Linked as AppendChild links them, without its checks (every copy is new).
+	var last *html.Node
 	for c := src.FirstChild; c != nil; c = c.NextSibling {
-		n.AppendChild(s.clone(c))
+		cc := s.clone(c)
+		cc.Parent, cc.PrevSibling = n, last
+		if last == nil {
+			n.FirstChild = cc
+		} else {
+			last.NextSibling = cc
+		}
+		last = cc
 	}
+	n.LastChild = last
 	return n
 }
 
 // getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named
-// tagName, or all of them for "*", in document order; without a closure, into one slice.
+// tagName, or all of them for "*", in document order, by allElements's walk (grabArticle lists a
+// tag in the whole page a dozen times), into one slice.
 func getElementsByTagName(root *html.Node, tagName string) []*html.Node {
 	var out []*html.Node
-	for c := root.FirstChild; c != nil; c = c.NextSibling {
-		out = appendElementsByTagName(out, c, tagName)
+	all := tagName == "*"
+	for n := range allElements(root) {
+		if all || n.Data == tagName {
+			out = append(out, n)
+		}
 	}
 	return out
 }
 
-func appendElementsByTagName(out []*html.Node, n *html.Node, tagName string) []*html.Node {
-	if n.Type == html.ElementNode && (tagName == "*" || n.Data == tagName) {
-		out = append(out, n)
+// allElements yields the elements under root (not root) in document order, following the links
+// rather than calling itself per node (the walks inline); the tree must not change during it.
+func allElements(root *html.Node) func(yield func(*html.Node) bool) {
+	return func(yield func(*html.Node) bool) {
+		n := root.FirstChild
+		for n != nil {
+			if n.Type == html.ElementNode && !yield(n) {
+				return
+			}
+			if n.FirstChild != nil {
+				n = n.FirstChild
+				continue
+			}
+			for n != root && n.NextSibling == nil {
+				n = n.Parent
+			}
+			if n == root {
+				return
+			}
+			n = n.NextSibling
+		}
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		out = appendElementsByTagName(out, c, tagName)
-	}
-	return out
 }

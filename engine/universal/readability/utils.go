@@ -2,11 +2,14 @@ package readability
 
 import (
 	nurl "net/url"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"asa/engine/universal/readability/internal/re2go"
+	"github.com/go-shiori/dom"
+	"golang.org/x/net/html"
 )
 
 // indexOf returns the position of the first occurrence of a
@@ -43,6 +46,13 @@ var asciiSpace = [256]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
 // hasContent reports whether a string contains a non-space character.
 func hasContent(str string) bool {
 	for idx := 0; idx < len(str); idx++ {
+		// The indentation of the markup, most of most texts, eight spaces at a time.
+		for idx+8 <= len(str) && str[idx:idx+8] == "        " {
+			idx += 8
+		}
+		if idx == len(str) {
+			break
+		}
 		c := str[idx]
 		if c >= utf8.RuneSelf {
 			// If we run into a non-ASCII byte, fall back to the slower
@@ -164,4 +174,65 @@ func stripCDATA(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// className is dom.ClassName(node), the class attribute's words joined by one space, without
+// splitting and joining a class that is written that way already (most are: ASCII words, one space
+// between two). Anything else (other white space, a multi-byte rune, which may be white space to
+// strings.Fields) goes to dom.ClassName.
+func className(node *html.Node) string {
+	c := dom.GetAttribute(node, "class")
+	for i := 0; i < len(c); i++ {
+		switch b := c[i]; {
+		case b >= utf8.RuneSelf, b == ' ' && (i == 0 || i == len(c)-1 || c[i-1] == ' '),
+			b != ' ' && asciiSpace[b] != 0:
+			return dom.ClassName(node)
+		}
+	}
+	return c
+}
+
+// styleMatches is rx.MatchString(style) for rxDisplayNone and rxVisibilityHidden, which match name,
+// white space (\s: \t, \n, \f, \r, ' '), ':', white space and value, in any case. Styles of ASCII
+// alone are read here (the letters of name and value folded as ASCII); a multi-byte rune may be a
+// fold of a letter (ſ of s, K of k) only rx knows of.
+func styleMatches(style, name, value string, rx *regexp.Regexp) bool {
+	for i := 0; i < len(style); i++ {
+		if style[i] >= utf8.RuneSelf {
+			return rx.MatchString(style)
+		}
+	}
+	// name starts no other match of itself ("display", "visibility"): the white space after
+	// each is read once, and the search stays linear.
+	for i := 0; i+len(name) <= len(style); i++ {
+		if !hasPrefixFoldASCII(style[i:], name) {
+			continue
+		}
+		j := skipRxSpace(style, i+len(name))
+		if j < len(style) && style[j] == ':' && hasPrefixFoldASCII(style[skipRxSpace(style, j+1):], value) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixFoldASCII reports whether s starts with lower (ASCII lower-case letters), in any case.
+func hasPrefixFoldASCII(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for j := 0; j < len(lower); j++ {
+		if s[j]|0x20 != lower[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// skipRxSpace is the first index from i of s that is not \s (regexp's: \t, \n, \f, \r, ' ').
+func skipRxSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
 }

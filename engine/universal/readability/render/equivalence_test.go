@@ -65,6 +65,8 @@ func FuzzEquivalent(f *testing.F) {
 	for _, s := range []string{
 		"", "a b", " a\u00a0b\u3000c\u0085d\u2000e ", "<p>x<br>y</p><pre> a  b </pre>", "\xff \xfe\xc2\xa0x",
 		"<ul><li>a<li>b</ul><table><tr><td>1<td>2</table>", "<div aria-hidden=true>h</div><span>v</span>",
+		"日本語\u3000の、テキスト\xe3\x80\x80x\xe3\x80\xec\xbf\xbf\xed\x9f\xbf 한국어\xe3\x80",
+		"<div>\n                <span>a</span>                \t        b        \u00a0          c</div>",
 		"<script type=\"math/tex; mode=display\">x^2</script><math display=block><annotation encoding=\"application/x-tex\">y</annotation></math>",
 	} {
 		f.Add(s)

@@ -14,6 +14,9 @@ const noBreakSpace = '\u00A0'
 // https://developer.mozilla.org/en-US/docs/Web/API/HTMLElement/innerText
 func InnerText(doc *html.Node) string {
 	var tb innerTextBuilder
+	// The text is at most about as long as the texts under doc (white space collapses): growing
+	// the builder from nothing, by a quarter at a time once large, copied it several times over.
+	tb.sb.Grow(textBytes(doc))
 
 	// Output a string expression as TeX.
 	renderTeX := func(expr string, isBlock bool) {
@@ -118,7 +121,25 @@ func writeWords(tb *innerTextBuilder, s string) {
 				startOfWord = -1
 			}
 			tb.QueueSpace(' ')
+			// The rest of the run queues nothing more (a space is queued already): the
+			// indentation of the markup, most of many pages' text bytes, skipped eight at a time.
 			i++
+			for i+8 <= len(s) && s[i:i+8] == "        " {
+				i += 8
+			}
+			for i < len(s) && s[i] < utf8.RuneSelf && asciiSpace[s[i]] {
+				i++
+			}
+			continue
+		}
+		if i+2 < len(s) && 0xE3 <= c && c <= 0xEC && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 &&
+			(c != 0xE3 || s[i+1] != 0x80 || s[i+2] != 0x80) {
+			// A rune from U+3001 to U+CFFF (kana, Han, Hangul: most of a CJK text), never white
+			// space (U+3000, E3 80 80, is the one white space from E3), always valid.
+			if startOfWord < 0 {
+				startOfWord = i
+			}
+			i += 3
 			continue
 		}
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -270,7 +291,7 @@ func (tb *innerTextBuilder) WriteNewline(n uint8, collapse bool) {
 
 func (tb *innerTextBuilder) WriteWord(w string) {
 	if tb.sp > 0 && tb.nl == 0 {
-		tb.sb.WriteRune(tb.sp)
+		tb.writeSpace()
 	}
 	tb.sb.WriteString(w)
 	tb.nl = 0
@@ -279,9 +300,30 @@ func (tb *innerTextBuilder) WriteWord(w string) {
 
 func (tb *innerTextBuilder) WritePre(pre string) {
 	if tb.sp > 0 && tb.nl == 0 {
-		tb.sb.WriteRune(tb.sp)
+		tb.writeSpace()
 	}
 	tb.sb.WriteString(pre)
 	tb.nl = 0
 	tb.sp = 0
+}
+
+// writeSpace writes the queued space: a byte, as most are (' '), else its UTF-8 (a no-break space).
+func (tb *innerTextBuilder) writeSpace() {
+	if tb.sp < utf8.RuneSelf {
+		tb.sb.WriteByte(byte(tb.sp))
+		return
+	}
+	tb.sb.WriteRune(tb.sp)
+}
+
+// textBytes is the length of the texts under n, n included.
+func textBytes(n *html.Node) int {
+	if n.Type == html.TextNode {
+		return len(n.Data)
+	}
+	total := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		total += textBytes(c)
+	}
+	return total
 }
