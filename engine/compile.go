@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -662,7 +663,20 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 	if n == 0 {
 		c.errAt(m, "an empty matcher matches nothing: give status, header, xpath, body_contains, body_matches, final_url, expr, any, all or not")
 	}
+	// The parts that search the body go last, in the order written: see matches.
+	for _, l := range [][]*matcher{out.all, out.any} {
+		slices.SortStableFunc(l, func(a, b *matcher) int {
+			return cmp.Compare(b2i(a.searchesBody()), b2i(b.searchesBody()))
+		})
+	}
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (c *compiler) compileSelector(s *sitedef.Selector, what string, inList bool) *selector {
