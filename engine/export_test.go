@@ -84,3 +84,7 @@ func (r *run) allParts(m *matcher, sr *stepResult) bool {
 	}
 	return ok
 }
+
+// AppendFloat and AppendString are the encoder's number and string writers.
+func AppendFloat(b []byte, f float64) []byte { return appendFloat(b, f) }
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,11 +40,7 @@ type Result struct {
 
 // MarshalJSON encodes Data with keys in sitedef order.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	if err := r.plan.encodeObject(&b, r.Data, r.plan.fields); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return r.plan.appendObject(make([]byte, 0, 4<<10), r.Data, r.plan.fields)
 }
 
 // RunError is a failed run: the client's error plus what the fetch saw, for the Asa-* headers.
