@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"slices"
+
+	"github.com/expr-lang/expr/vm"
 )
 
 // ReadRulesCounted reads a rule set and says how many JSON tokens it read: refused rule sets are
@@ -88,3 +90,38 @@ func (r *run) allParts(m *matcher, sr *stepResult) bool {
 // AppendFloat and AppendString are the encoder's number and string writers.
 func AppendFloat(b []byte, f float64) []byte { return appendFloat(b, f) }
 func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
+// NewVerifying is New whose plans run every expression that has a direct form on the VM too, and
+// warn when the two differ.
+func NewVerifying() *Engine {
+	e := New()
+	e.verifyDirect = true
+	return e
+}
+
+// DirectShare counts the expressions of p's fields (selectors, transforms, posts) and those of
+// them with a direct form.
+func DirectShare(p *Plan) (withDirect, all int) {
+	count := func(prog *vm.Program, d direct) {
+		if prog != nil {
+			all++
+			if d != nil {
+				withDirect++
+			}
+		}
+	}
+	var walk func(fs []*field)
+	walk = func(fs []*field) {
+		for _, f := range fs {
+			count(f.post, f.postD)
+			for _, s := range f.sels {
+				count(s.prog, s.progD)
+				count(s.transform, s.transformD)
+				count(s.fieldTransform, s.fieldTransformD)
+			}
+			walk(f.children)
+		}
+	}
+	walk(p.fields)
+	return withDirect, all
+}
