@@ -129,11 +129,9 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		if !ok || fn.Func == nil {
 			return nil
 		}
-		args := make([]dnode, len(x.Arguments))
-		for i, a := range x.Arguments {
-			if args[i] = directNode(a, fns); args[i] == nil {
-				return nil
-			}
+		args := directArgs(x.Arguments, fns)
+		if args == nil && len(x.Arguments) > 0 {
+			return nil
 		}
 		if id.Value == memberFn && len(args) == 2 {
 			base, key := args[0], args[1]
@@ -153,18 +151,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 				return member(b, name)
 			}
 		}
-		f := fn.Func
-		return func(env map[string]any) (any, state) {
-			vals := make([]any, len(args))
-			for i, a := range args {
-				v, st := a(env)
-				if st != stOK {
-					return nil, st
-				}
-				vals[i] = v
-			}
-			return call(f, vals)
-		}
+		return callOf(fn.Func, args, false)
 	case *ast.BuiltinNode:
 		// The builtins without a predicate (int, float, string, len, lower, ...): the compiler
 		// emits a plain call of their Fast or Func form. Safe forms count memory, which is left to
@@ -177,11 +164,9 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		if f.Fast == nil && (f.Safe != nil || f.Func == nil) {
 			return nil
 		}
-		args := make([]dnode, len(x.Arguments))
-		for i, a := range x.Arguments {
-			if args[i] = directNode(a, fns); args[i] == nil {
-				return nil
-			}
+		args := directArgs(x.Arguments, fns)
+		if args == nil && len(x.Arguments) > 0 {
+			return nil
 		}
 		if f.Fast != nil {
 			if len(args) != 1 {
@@ -199,21 +184,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 				return callFast(fast, v)
 			}
 		}
-		fn := f.Func
-		return func(env map[string]any) (any, state) {
-			vals := make([]any, len(args))
-			for i, a := range args {
-				v, st := a(env)
-				if st != stOK {
-					return nil, st
-				}
-				if !plain(v) {
-					return nil, stFail
-				}
-				vals[i] = v
-			}
-			return call(fn, vals)
-		}
+		return callOf(f.Func, args, true)
 	case *ast.UnaryNode:
 		if x.Operator != "!" && x.Operator != "not" {
 			return nil
@@ -301,6 +272,36 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		}
 	}
 	return nil
+}
+
+// directArgs are the direct forms of args, or nil when one has none.
+func directArgs(args []ast.Node, fns map[string]*builtin.Function) []dnode {
+	out := make([]dnode, len(args))
+	for i, a := range args {
+		if out[i] = directNode(a, fns); out[i] == nil {
+			return nil
+		}
+	}
+	return out
+}
+
+// callOf evaluates args and calls f with them. With deref, a pointer argument is left to the VM,
+// which dereferences the arguments of a builtin.
+func callOf(f func(...any) (any, error), args []dnode, deref bool) dnode {
+	return func(env map[string]any) (any, state) {
+		vals := make([]any, len(args))
+		for i, a := range args {
+			v, st := a(env)
+			if st != stOK {
+				return nil, st
+			}
+			if deref && !plain(v) {
+				return nil, stFail
+			}
+			vals[i] = v
+		}
+		return call(f, vals)
+	}
 }
 
 // closureBuiltins are the builtins the compiler turns into loops over a predicate.

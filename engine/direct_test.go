@@ -10,26 +10,12 @@ import (
 
 	"asa/engine"
 	"asa/engine/fixture"
-	"asa/engine/registry"
 )
 
 // TestDirectIsTheVM: on every corpus expectation, each expression evaluated directly gives what
 // the VM gives (a verifying engine runs both and warns on a difference).
 func TestDirectIsTheVM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the whole corpus")
-	}
-	corpus := os.Getenv("ASA_CORPUS")
-	if corpus == "" {
-		corpus = filepath.Join("..", "..", "shared", "corpus")
-	}
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skipf("no corpus: %v", err)
-	}
-	reg, diags := registry.Load(engine.NewVerifying(), os.DirFS("../sitedefs"))
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
+	corpus, reg, exps := loadCorpus(t, engine.NewVerifying())
 	direct, all := 0, 0
 	for _, id := range reg.IDs() {
 		d, a := engine.DirectShare(reg.Plan(id))
@@ -38,10 +24,6 @@ func TestDirectIsTheVM(t *testing.T) {
 	t.Logf("%d of %d field expressions have a direct form", direct, all)
 	if direct < all/4 {
 		t.Errorf("only %d of %d field expressions have a direct form", direct, all)
-	}
-	exps, err := fixture.LoadExpectations("../fixtures/corpus")
-	if err != nil {
-		t.Fatal(err)
 	}
 	runs := 0
 	for _, e := range exps {

@@ -15,24 +15,7 @@ import (
 // on every corpus page, each rule of the page's endpoint gives the verdict it gives with every part
 // evaluated.
 func TestRuleOrderIsPure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads the whole corpus")
-	}
-	corpus := os.Getenv("ASA_CORPUS")
-	if corpus == "" {
-		corpus = filepath.Join("..", "..", "shared", "corpus")
-	}
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skipf("no corpus: %v", err)
-	}
-	reg, diags := registry.Load(engine.New(), os.DirFS("../sitedefs"))
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	exps, err := fixture.LoadExpectations("../fixtures/corpus")
-	if err != nil {
-		t.Fatal(err)
-	}
+	corpus, reg, exps := loadCorpus(t, engine.New())
 	seen := map[[2]string]bool{}
 	pages, matched := 0, 0
 	for _, e := range exps {
@@ -75,4 +58,29 @@ func TestRuleOrderIsPure(t *testing.T) {
 		t.Errorf("%d pages, %d matching rules: the corpus was not read", pages, matched)
 	}
 	t.Logf("%d pages, %d matching rules", pages, matched)
+}
+
+// loadCorpus loads the catalogue with e and the corpus expectations, or skips the test in -short
+// mode or without the shared corpus beside the repository (or at $ASA_CORPUS).
+func loadCorpus(t *testing.T, e *engine.Engine) (string, *registry.Registry, []*fixture.Expectation) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("reads the whole corpus")
+	}
+	corpus := os.Getenv("ASA_CORPUS")
+	if corpus == "" {
+		corpus = filepath.Join("..", "..", "shared", "corpus")
+	}
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("no corpus: %v", err)
+	}
+	reg, diags := registry.Load(e, os.DirFS("../sitedefs"))
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	exps, err := fixture.LoadExpectations("../fixtures/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return corpus, reg, exps
 }
