@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -116,6 +117,11 @@ func exprMsg(err error) string {
 		return fmt.Sprintf("%s (expression line %d, column %d)", fe.Message, fe.Line, fe.Column+1)
 	}
 	return err.Error()
+}
+
+// direct is p's direct form (nil: p runs on the VM).
+func (c *compiler) direct(p *vm.Program) direct {
+	return compileDirect(p, c.eng.exprConf)
 }
 
 func (c *compiler) compileExpr(code string, asBool bool) (*vm.Program, error) {
@@ -281,16 +287,17 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	var diags diag.List
 	s, d := site.Site, ep.Endpoint
 	p := &Plan{
-		ID:          s.Site + "." + d.Resource,
-		Site:        s,
-		Endpoint:    d,
-		Version:     s.Site + "@" + s.Version,
-		paramIdx:    map[string]*param{},
-		maxAttempts: 3,
-		timeout:     s.Request.Timeout,
-		domains:     map[string]map[string]any{},
-		hostDomain:  map[string]string{},
-		defDomain:   s.DefaultDomain,
+		verifyDirect: e.verifyDirect,
+		ID:           s.Site + "." + d.Resource,
+		Site:         s,
+		Endpoint:     d,
+		Version:      s.Site + "@" + s.Version,
+		paramIdx:     map[string]*param{},
+		maxAttempts:  3,
+		timeout:      s.Request.Timeout,
+		domains:      map[string]map[string]any{},
+		hostDomain:   map[string]string{},
+		defDomain:    s.DefaultDomain,
 	}
 	if s.Retry.MaxAttempts > 0 {
 		p.maxAttempts = s.Retry.MaxAttempts
@@ -662,7 +669,20 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 	if n == 0 {
 		c.errAt(m, "an empty matcher matches nothing: give status, header, xpath, body_contains, body_matches, final_url, expr, any, all or not")
 	}
+	// The parts that search the body go last, in the order written: see matches.
+	for _, l := range [][]*matcher{out.all, out.any} {
+		slices.SortStableFunc(l, func(a, b *matcher) int {
+			return cmp.Compare(b2i(a.searchesBody()), b2i(b.searchesBody()))
+		})
+	}
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (c *compiler) compileSelector(s *sitedef.Selector, what string, inList bool) *selector {
@@ -702,6 +722,7 @@ func (c *compiler) compileSelector(s *sitedef.Selector, what string, inList bool
 		out.from = c.stepRef(&s.From, what)
 	}
 	out.transform = c.expr(&s.Transform, what+" transform")
+	out.progD, out.transformD = c.direct(out.prog), c.direct(out.transform)
 	if n == 0 {
 		return nil
 	}
@@ -766,12 +787,14 @@ func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field
 	if f.Selector.Transform != "" && len(f.Select) > 0 {
 		// A field-level transform with select: applies to every selector's value, after the selector's own.
 		if ft := c.expr(&f.Selector.Transform, what+" transform"); ft != nil {
+			ftD := c.direct(ft)
 			for _, sel := range out.sels {
-				sel.fieldTransform = ft
+				sel.fieldTransform, sel.fieldTransformD = ft, ftD
 			}
 		}
 	}
 	out.post = c.expr(&f.Post, what+" post")
+	out.postD = c.direct(out.post)
 	out.when = c.exprBool(&f.When, what+" when")
 	out.limit = c.expr(&f.Limit, what+" limit")
 	switch f.Page {

@@ -77,6 +77,8 @@ type Engine struct {
 	programs map[string]*vm.Program
 	// xpaths compiles each XPath source once for every plan (each plan keeps its own index plan).
 	xpaths xpatheval.Cache
+	// verifyDirect is Plan.verifyDirect for the plans compiled (tests).
+	verifyDirect bool
 }
 
 // New returns an Engine.

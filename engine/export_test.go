@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"context"
+	"slices"
+
+	"github.com/expr-lang/expr/vm"
+)
+
 // ReadRulesCounted reads a rule set and says how many JSON tokens it read: refused rule sets are
 // refused after little work, which tests count rather than time.
 func ReadRulesCounted(data []byte, lim RuleLimits) (tokens int, problem string) {
@@ -8,4 +15,113 @@ func ReadRulesCounted(data []byte, lim RuleLimits) (tokens int, problem string) 
 		return n, p.Path + ": " + p.Message
 	}
 	return n, ""
+}
+
+// RuleVerdicts checks resp against the rules of p's first step twice: as a run does (matches, which
+// orders the work and stops early) and by evaluating every part of every matcher (allParts). A
+// rule's two verdicts must be equal.
+func RuleVerdicts(p *Plan, resp *Response) (ids []string, got, want []bool) {
+	st := p.steps[0]
+	r := p.newRun(context.Background(), Params{}, nil, 1, map[string]any{"number": 1, "cursor": nil})
+	sr := r.parse(st, resp)
+	r.results[st.index], r.last, r.first = sr, sr, sr
+	if sr.doc != nil {
+		r.lastDoc = sr
+	}
+	r.stepsEnv[st.id] = map[string]any{"status": sr.status, "url": sr.url, "body": sr.bodyString()}
+	r.env["base"] = sr.url
+	if err := r.decodeSources(st, sr); err != nil {
+		panic(err)
+	}
+	for _, rl := range p.rules {
+		if rl.step >= 0 && rl.step != st.index {
+			continue
+		}
+		ids = append(ids, rl.id)
+		got = append(got, r.matches(rl.match, sr))
+		want = append(want, r.allParts(rl.match, sr))
+	}
+	return ids, got, want
+}
+
+// allParts is matches without its order or its shortcuts: every part is evaluated.
+func (r *run) allParts(m *matcher, sr *stepResult) bool {
+	if m == nil {
+		return false
+	}
+	ok := true
+	and := func(b bool) { ok = ok && b }
+	and(len(m.status) == 0 || slices.Contains(m.status, sr.status))
+	and(m.headerRe == nil || m.headerRe.MatchString(sr.header.Get(m.headerName)))
+	and(m.bodyContains == nil || m.bodyContains.Index(sr.body) >= 0)
+	and(m.bodyRe == nil || m.bodyRe.Match(sr.body))
+	and(m.finalURL == nil || m.finalURL.MatchString(sr.url))
+	if m.xpath != nil {
+		nav := sr.nav()
+		v := any(nil)
+		if nav != nil {
+			v = r.xp.Value(m.xpath, nav, false, false)
+		}
+		and(nav != nil && !isEmpty(v) && v != false)
+	}
+	if m.expr != nil {
+		v, err := r.machine.Run(m.expr, r.env)
+		b, _ := v.(bool)
+		and(err == nil && b)
+	}
+	if m.not != nil {
+		and(!r.allParts(m.not, sr))
+	}
+	for _, a := range m.all {
+		and(r.allParts(a, sr))
+	}
+	if len(m.any) > 0 {
+		hit := false
+		for _, a := range m.any {
+			if r.allParts(a, sr) {
+				hit = true
+			}
+		}
+		and(hit)
+	}
+	return ok
+}
+
+// AppendFloat and AppendString are the encoder's number and string writers.
+func AppendFloat(b []byte, f float64) []byte { return appendFloat(b, f) }
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
+// NewVerifying is New whose plans run every expression that has a direct form on the VM too, and
+// warn when the two differ.
+func NewVerifying() *Engine {
+	e := New()
+	e.verifyDirect = true
+	return e
+}
+
+// DirectShare counts the expressions of p's fields (selectors, transforms, posts) and those of
+// them with a direct form.
+func DirectShare(p *Plan) (withDirect, all int) {
+	count := func(prog *vm.Program, d direct) {
+		if prog != nil {
+			all++
+			if d != nil {
+				withDirect++
+			}
+		}
+	}
+	var walk func(fs []*field)
+	walk = func(fs []*field) {
+		for _, f := range fs {
+			count(f.post, f.postD)
+			for _, s := range f.sels {
+				count(s.prog, s.progD)
+				count(s.transform, s.transformD)
+				count(s.fieldTransform, s.fieldTransformD)
+			}
+			walk(f.children)
+		}
+	}
+	walk(p.fields)
+	return withDirect, all
 }

@@ -85,7 +85,7 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 	}
 	if f.post != nil && !isEmpty(v) {
 		env["value"] = v
-		x, err := r.machine.Run(f.post, env)
+		x, err := r.eval(f.post, f.postD, env)
 		env["value"] = nil
 		if err != nil {
 			r.warnings = append(r.warnings, fmt.Sprintf("field %s post: %v", f.name, err))
@@ -284,7 +284,7 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		}
 		v = r.xp.Value(s.xpath, base, s.all || kind == kList, true)
 	case selExpr:
-		x, err := r.machine.Run(s.prog, env)
+		x, err := r.eval(s.prog, s.progD, env)
 		if err != nil {
 			return nil, fmt.Errorf("expression: %v", err)
 		}
@@ -310,12 +310,12 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 	case selConst:
 		v = s.konst
 	}
-	for _, t := range [...]*vm.Program{s.transform, s.fieldTransform} {
+	for i, t := range [...]*vm.Program{s.transform, s.fieldTransform} {
 		if t == nil || isEmpty(v) {
 			continue
 		}
 		env["value"] = v
-		x, err := r.machine.Run(t, env)
+		x, err := r.eval(t, [...]direct{s.transformD, s.fieldTransformD}[i], env)
 		env["value"] = nil
 		if err != nil {
 			return nil, fmt.Errorf("transform: %v", err)
@@ -323,6 +323,21 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		v = x
 	}
 	return v, nil
+}
+
+// eval runs p in env: its direct form d when it has one and answers, else the VM.
+func (r *run) eval(p *vm.Program, d direct, env map[string]any) (any, error) {
+	if d != nil {
+		if v, ok := d(env); ok {
+			if r.plan.verifyDirect {
+				if x, err := r.machine.Run(p, env); err != nil || !reflect.DeepEqual(x, v) {
+					r.warnings = append(r.warnings, fmt.Sprintf("direct evaluation of %q gave %#v, the VM %#v (%v)", p.Source().String(), v, x, err))
+				}
+			}
+			return v, nil
+		}
+	}
+	return r.machine.Run(p, env)
 }
 
 func group(m [][]byte) string {

@@ -14,6 +14,9 @@ import (
 
 // Plan is one compiled endpoint. It is immutable after Compile and safe to run from many goroutines.
 type Plan struct {
+	// verifyDirect runs every expression with a direct form on the VM too (tests).
+	verifyDirect bool
+
 	ID       string // site.resource
 	Site     *sitedef.Site
 	Endpoint *sitedef.Endpoint
@@ -143,6 +146,8 @@ type selector struct {
 	transform *vm.Program
 	// fieldTransform is a field-level transform shared by every selector of a select: list.
 	fieldTransform *vm.Program
+	// The direct forms of prog, transform and fieldTransform (see direct).
+	progD, transformD, fieldTransformD direct
 }
 
 type fieldKind int
@@ -164,6 +169,7 @@ type field struct {
 	elem     fieldKind // for lists
 	sels     []*selector
 	post     *vm.Program
+	postD    direct
 	def      any
 	required bool
 	when     *vm.Program

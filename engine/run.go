@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,11 +40,7 @@ type Result struct {
 
 // MarshalJSON encodes Data with keys in sitedef order.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	if err := r.plan.encodeObject(&b, r.Data, r.plan.fields); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return r.plan.appendObject(make([]byte, 0, 4<<10), r.Data, r.plan.fields)
 }
 
 // RunError is a failed run: the client's error plus what the fetch saw, for the Asa-* headers.
@@ -670,6 +665,10 @@ func (r *run) checkRules(st *step, sr *stepResult, statusOnly bool) (*rule, erro
 	return nil, nil
 }
 
+// matches reports whether every part of m holds for sr. The parts are pure, so their order only
+// decides the work: the body searches, which read the whole body on the pages they do not match
+// (most pages, a few hundred microseconds a megabyte each), come after the checks that can settle
+// the rule without them (compileMatch orders all and any the same way).
 func (r *run) matches(m *matcher, sr *stepResult) bool {
 	if m == nil {
 		return false
@@ -678,12 +677,6 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 		return false
 	}
 	if m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) {
-		return false
-	}
-	if m.bodyContains != nil && m.bodyContains.Index(sr.body) < 0 {
-		return false
-	}
-	if m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
 		return false
 	}
 	if m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
@@ -725,7 +718,24 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 			return false
 		}
 	}
+	if m.bodyContains != nil && m.bodyContains.Index(sr.body) < 0 {
+		return false
+	}
+	if m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
+		return false
+	}
 	return true
+}
+
+// searchesBody reports whether checking m may search the response body.
+func (m *matcher) searchesBody() bool {
+	if m == nil {
+		return false
+	}
+	if m.bodyContains != nil || m.bodyRe != nil || m.not.searchesBody() {
+		return true
+	}
+	return slices.ContainsFunc(m.all, (*matcher).searchesBody) || slices.ContainsFunc(m.any, (*matcher).searchesBody)
 }
 
 func isEmpty(v any) bool {

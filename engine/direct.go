@@ -1,0 +1,369 @@
+package engine
+
+import (
+	"reflect"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
+	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/vm"
+	"github.com/expr-lang/expr/vm/runtime"
+)
+
+// Most of a sitedef's expressions are a member read (fields.price_text, item?.name) or one call of
+// a function on the value (parsePrice(value, domain.locale), absURL(value, base)). Run on the VM,
+// each pays for its setup, an argument buffer and a call through the function table per member
+// read, which on a list page of fifty cards came to about as much as the functions' own work. A
+// direct evaluator is the same computation as Go closures over the checked tree. It knows a few
+// kinds of node; a program with any other has none, and at run time anything it does not answer
+// exactly as the VM would (a value of another type, an error, a panic) makes it give up, and the
+// program runs on the VM. The programs are pure, so running one again is the same as running it once.
+
+// direct evaluates a program in env; ok false means: run it on the VM.
+type direct func(env map[string]any) (v any, ok bool)
+
+// state is a node's outcome: a value, a give-up, or an optional member of a nil (x?.y with x nil),
+// which ends the chain it is in with nil.
+type state uint8
+
+const (
+	stOK state = iota
+	stFail
+	stChainNil
+)
+
+type dnode func(env map[string]any) (any, state)
+
+// compileDirect returns p's direct evaluator, or nil when p has a node it does not know. c is the
+// expression compiler's configuration (its function table).
+func compileDirect(p *vm.Program, c *conf.Config) direct {
+	// Without short-circuit evaluation the VM evaluates both sides of && and ||.
+	if p == nil || !c.ShortCircuit {
+		return nil
+	}
+	fns := c.Functions
+	n := directNode(p.Node(), fns)
+	if n == nil {
+		return nil
+	}
+	return func(env map[string]any) (any, bool) {
+		v, st := n(env)
+		return v, st == stOK
+	}
+}
+
+func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
+	// The compiler dereferences pointer operands; no environment value is one.
+	if t := n.Type(); t != nil && t.Kind() == reflect.Pointer {
+		return nil
+	}
+	switch x := n.(type) {
+	case *ast.NilNode:
+		return constant(nil)
+	case *ast.StringNode:
+		return constant(x.Value)
+	case *ast.IntegerNode:
+		// The compiler converts an integer literal to its checked type (float64 in 1.5 + 1).
+		if t := x.Type(); t != nil && t.Kind() != reflect.Int && t.Kind() != reflect.Interface {
+			return nil
+		}
+		return constant(x.Value)
+	case *ast.FloatNode:
+		if t := x.Type(); t != nil && t.Kind() == reflect.Float32 {
+			return nil
+		}
+		return constant(x.Value)
+	case *ast.BoolNode:
+		return constant(x.Value)
+	case *ast.IdentifierNode:
+		// $env is the whole environment, not one of its names.
+		if x.Value == "$env" {
+			return nil
+		}
+		name := x.Value
+		return func(env map[string]any) (any, state) { return env[name], stOK }
+	case *ast.ChainNode:
+		inner := directNode(x.Node, fns)
+		if inner == nil {
+			return nil
+		}
+		return func(env map[string]any) (any, state) {
+			v, st := inner(env)
+			switch {
+			case st == stChainNil:
+				return nil, stOK
+			case st == stFail:
+				return nil, stFail
+			case runtime.IsNil(v):
+				// The VM ends a chain with an untyped nil.
+				return nil, stOK
+			}
+			return v, stOK
+		}
+	case *ast.MemberNode:
+		prop, ok := x.Property.(*ast.StringNode)
+		if !ok || x.Method {
+			return nil
+		}
+		base := directNode(x.Node, fns)
+		if base == nil {
+			return nil
+		}
+		name, optional := prop.Value, x.Optional
+		return func(env map[string]any) (any, state) {
+			b, st := base(env)
+			if st != stOK {
+				return nil, st
+			}
+			if optional && runtime.IsNil(b) {
+				return nil, stChainNil
+			}
+			return member(b, name)
+		}
+	case *ast.CallNode:
+		id, ok := x.Callee.(*ast.IdentifierNode)
+		if !ok {
+			return nil
+		}
+		fn, ok := fns[id.Value]
+		if !ok || fn.Func == nil {
+			return nil
+		}
+		args := directArgs(x.Arguments, fns)
+		if args == nil && len(x.Arguments) > 0 {
+			return nil
+		}
+		if id.Value == memberFn && len(args) == 2 {
+			base, key := args[0], args[1]
+			return func(env map[string]any) (any, state) {
+				b, st := base(env)
+				if st != stOK {
+					return nil, st
+				}
+				k, st := key(env)
+				if st != stOK {
+					return nil, st
+				}
+				name, ok := k.(string)
+				if !ok {
+					return nil, stFail
+				}
+				return member(b, name)
+			}
+		}
+		return callOf(fn.Func, args, false)
+	case *ast.BuiltinNode:
+		// The builtins without a predicate (int, float, string, len, lower, ...): the compiler
+		// emits a plain call of their Fast or Func form. Safe forms count memory, which is left to
+		// the VM.
+		id, ok := builtin.Index[x.Name]
+		if !ok || closureBuiltins[x.Name] {
+			return nil
+		}
+		f := builtin.Builtins[id]
+		if f.Fast == nil && (f.Safe != nil || f.Func == nil) {
+			return nil
+		}
+		args := directArgs(x.Arguments, fns)
+		if args == nil && len(x.Arguments) > 0 {
+			return nil
+		}
+		if f.Fast != nil {
+			if len(args) != 1 {
+				return nil
+			}
+			fast, arg := f.Fast, args[0]
+			return func(env map[string]any) (any, state) {
+				v, st := arg(env)
+				if st != stOK {
+					return nil, st
+				}
+				if !plain(v) {
+					return nil, stFail
+				}
+				return callFast(fast, v)
+			}
+		}
+		return callOf(f.Func, args, true)
+	case *ast.UnaryNode:
+		if x.Operator != "!" && x.Operator != "not" {
+			return nil
+		}
+		arg := directNode(x.Node, fns)
+		if arg == nil {
+			return nil
+		}
+		return func(env map[string]any) (any, state) {
+			v, st := arg(env)
+			if st != stOK {
+				return nil, st
+			}
+			b, ok := v.(bool)
+			if !ok {
+				return nil, stFail
+			}
+			return !b, stOK
+		}
+	case *ast.ConditionalNode:
+		cond, yes, no := directNode(x.Cond, fns), directNode(x.Exp1, fns), directNode(x.Exp2, fns)
+		if cond == nil || yes == nil || no == nil {
+			return nil
+		}
+		return func(env map[string]any) (any, state) {
+			c, st := cond(env)
+			if st != stOK {
+				return nil, st
+			}
+			b, ok := c.(bool)
+			if !ok {
+				return nil, stFail
+			}
+			if b {
+				return yes(env)
+			}
+			return no(env)
+		}
+	case *ast.BinaryNode:
+		l, r := directNode(x.Left, fns), directNode(x.Right, fns)
+		if l == nil || r == nil {
+			return nil
+		}
+		switch x.Operator {
+		case "??":
+			return func(env map[string]any) (any, state) {
+				v, st := l(env)
+				if st != stOK {
+					return nil, st
+				}
+				if !runtime.IsNil(v) {
+					return v, stOK
+				}
+				return r(env)
+			}
+		case "&&", "and", "||", "or":
+			and := x.Operator == "&&" || x.Operator == "and"
+			return func(env map[string]any) (any, state) {
+				v, st := l(env)
+				if st != stOK {
+					return nil, st
+				}
+				b, ok := v.(bool)
+				if !ok {
+					return nil, stFail
+				}
+				if b != and {
+					return b, stOK
+				}
+				return r(env)
+			}
+		case "==", "!=", "+":
+			op := x.Operator
+			return func(env map[string]any) (any, state) {
+				a, st := l(env)
+				if st != stOK {
+					return nil, st
+				}
+				b, st := r(env)
+				if st != stOK {
+					return nil, st
+				}
+				return binary(op, a, b)
+			}
+		}
+	}
+	return nil
+}
+
+// directArgs are the direct forms of args, or nil when one has none.
+func directArgs(args []ast.Node, fns map[string]*builtin.Function) []dnode {
+	out := make([]dnode, len(args))
+	for i, a := range args {
+		if out[i] = directNode(a, fns); out[i] == nil {
+			return nil
+		}
+	}
+	return out
+}
+
+// callOf evaluates args and calls f with them. With deref, a pointer argument is left to the VM,
+// which dereferences the arguments of a builtin.
+func callOf(f func(...any) (any, error), args []dnode, deref bool) dnode {
+	return func(env map[string]any) (any, state) {
+		vals := make([]any, len(args))
+		for i, a := range args {
+			v, st := a(env)
+			if st != stOK {
+				return nil, st
+			}
+			if deref && !plain(v) {
+				return nil, stFail
+			}
+			vals[i] = v
+		}
+		return call(f, vals)
+	}
+}
+
+// closureBuiltins are the builtins the compiler turns into loops over a predicate.
+var closureBuiltins = map[string]bool{"all": true, "none": true, "any": true, "one": true, "filter": true, "map": true,
+	"count": true, "sum": true, "find": true, "findIndex": true, "findLast": true, "findLastIndex": true,
+	"groupBy": true, "sortBy": true, "reduce": true}
+
+// plain reports whether v is what the VM's dereference before a builtin call leaves as it is: not
+// a pointer.
+func plain(v any) bool {
+	return v == nil || reflect.TypeOf(v).Kind() != reflect.Pointer
+}
+
+func constant(v any) dnode {
+	return func(map[string]any) (any, state) { return v, stOK }
+}
+
+// member is base.name as the VM fetches it, for the objects the VM would fetch it from by a map
+// read; other bases are left to the VM.
+func member(base any, name string) (any, state) {
+	if m, ok := base.(map[string]any); ok {
+		return m[name], stOK
+	}
+	return nil, stFail
+}
+
+// call runs a function of the table; an error or a panic is left to the VM, which reports it.
+func call(f func(...any) (any, error), args []any) (v any, st state) {
+	defer func() {
+		if recover() != nil {
+			v, st = nil, stFail
+		}
+	}()
+	v, err := f(args...)
+	if err != nil {
+		return nil, stFail
+	}
+	return v, stOK
+}
+
+// callFast is call for a builtin's one-argument form.
+func callFast(f func(any) any, arg any) (v any, st state) {
+	defer func() {
+		if recover() != nil {
+			v, st = nil, stFail
+		}
+	}()
+	return f(arg), stOK
+}
+
+// binary is the VM's ==, != and + (runtime.Equal and runtime.Add; a panic is left to the VM).
+func binary(op string, a, b any) (v any, st state) {
+	defer func() {
+		if recover() != nil {
+			v, st = nil, stFail
+		}
+	}()
+	switch op {
+	case "==":
+		return runtime.Equal(a, b), stOK
+	case "!=":
+		return !runtime.Equal(a, b), stOK
+	}
+	return runtime.Add(a, b), stOK
+}
