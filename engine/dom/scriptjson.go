@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"regexp"
-	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -201,12 +200,26 @@ func (t *ScriptText) script(j int) string {
 	if n <= 0 {
 		return ""
 	}
-	lo := j
-	if slices.ContainsFunc(t.marks, func(m int) bool { return m < j }) {
-		// The marks between the previous "</script" and j are in the same script: start the copy at
-		// the first of them.
-		// One that ends past j starts before it too: the copy must hold none but at its end.
-		prev := bytes.LastIndex(t.body[:min(len(t.body), j+len(scriptEnd)-1)], []byte(scriptEnd))
+	lo, first := j, j
+	for _, m := range t.marks {
+		if m >= 0 && m < first {
+			first = m
+		}
+	}
+	if first < j {
+		// The marks after the last "</script" before j are in the same script: the copy starts at
+		// the first of them. The search is forward from the first mark, as a backward search is a
+		// byte at a time; one that ends past j starts before it too, and the copy must hold none
+		// but at its end.
+		prev, end := -1, min(len(t.body), j+len(scriptEnd)-1)
+		for k := first; k < end; {
+			n := bytes.Index(t.body[k:end], []byte(scriptEnd))
+			if n < 0 {
+				break
+			}
+			prev = k + n
+			k = prev + 1
+		}
 		for _, m := range t.marks {
 			if m > prev && m < lo {
 				lo = m
