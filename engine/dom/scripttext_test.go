@@ -131,3 +131,38 @@ func FuzzScriptTextShared(f *testing.F) {
 		checkShared(t, body, sharedMarkers, orders[int(o)%len(orders)])
 	})
 }
+
+// BenchmarkScriptTextWalmart decodes the three script-JSON sources of a walmart product page,
+// each with its own copy of its text (separate) and from one ScriptText (shared).
+func BenchmarkScriptTextWalmart(b *testing.B) {
+	body, err := os.ReadFile(filepath.Join(corpusDir(b), "walmart", "product-great-value-milk-10450114.html"))
+	if err != nil {
+		b.Skip(err)
+	}
+	markers := sharedMarkers[:3]
+	starts := make([]int, len(markers))
+	for k, m := range markers {
+		starts[k] = m.FindIndex(body)[0]
+	}
+	b.Run("separate", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			for k, m := range markers {
+				if _, _, _, err := ScriptJSONText(body[starts[k]:], m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("shared", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			st := NewScriptText(body, starts)
+			for k, m := range markers {
+				if _, _, _, err := ScriptJSONShared(body, starts[k], m, st, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
