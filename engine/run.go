@@ -573,6 +573,17 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 	// eleven, one per schema.org type): sources are read, never changed, so sharing objects is safe.
 	var ld []map[string]any
 	ldDone := false
+	// The script-JSON sources' markers are found first, so that one copy of a script's text serves
+	// every source in it (walmart's three are in one __NEXT_DATA__ of hundreds of kilobytes).
+	var startsBuf [8]int
+	starts := startsBuf[:0]
+	for _, src := range st.sources {
+		if !src.body && src.jsonLD == "" && src.scriptJSON != nil {
+			starts = append(starts, src.scriptJSON.Start(sr.body))
+		}
+	}
+	var shared *dom.ScriptText
+	nextStart := 0
 	for _, src := range st.sources {
 		var v any
 		switch {
@@ -595,16 +606,20 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 				}
 			}
 		case src.scriptJSON != nil:
-			if i := src.scriptJSON.Start(sr.body); i >= 0 {
-				if !r.plan.indexJSON {
-					if x, err := dom.ScriptJSON(sr.body[i:], src.scriptJSON.Fast()); err == nil {
-						v = x
-					}
-				} else if x, text, ix, err := dom.ScriptJSONText(sr.body[i:], src.scriptJSON.Fast()); err == nil {
+			i := starts[nextStart]
+			nextStart++
+			if i >= 0 {
+				if shared == nil {
+					shared = dom.NewScriptText(sr.body, starts)
+				}
+				x, text, ix, err := dom.ScriptJSONShared(sr.body, i, src.scriptJSON.Fast(), shared, r.plan.indexJSON)
+				if err == nil {
 					v = x
-					// Decoded here and never changed (sources are read only): a search may
-					// index it.
-					r.finds.Add(x, text, ix)
+					if r.plan.indexJSON {
+						// Decoded here and never changed (sources are read only): a search may
+						// index it.
+						r.finds.Add(x, text, ix)
+					}
 				}
 			}
 		case src.mainText:

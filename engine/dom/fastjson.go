@@ -50,10 +50,18 @@ func decodeFastPrefix(b []byte) (v any, n int, ok bool) {
 // the decoder meets the nodes in that very order, so recording them costs an append each instead
 // of IndexJSON's second reading of the text with a map lookup per member.
 func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex, ok bool) {
-	s := string(b)
+	return decodeFastPrefixString(string(b), index)
+}
+
+// decodeFastPrefixString is decodeFastPrefixIndexed of a string, whose substrings the strings of
+// the value are: a caller holding one string of several values' texts copies none of them.
+func decodeFastPrefixString(s string, index bool) (v any, n int, ix *JSONIndex, ok bool) {
+	if s == "" {
+		return nil, 0, nil, false
+	}
 	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
 	// Positions are int32: a text past that has more nodes than they count (none is so big).
-	if index && len(b) <= math.MaxInt32 {
+	if index && len(s) <= math.MaxInt32 {
 		d.ix = newJSONIndex(s)
 		d.ixParent = -1
 		at := d.open("", 0, false)

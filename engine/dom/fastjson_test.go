@@ -394,7 +394,7 @@ var scriptValueCases = []string{
 func checkScriptValue(t *testing.T, in []byte) {
 	t.Helper()
 	gotText, wantText := jsonText{index: true}, jsonText{}
-	got, gotErr := decodeScriptValue(in, &gotText)
+	got, gotErr := decodeScriptValue(in, &gotText, 0)
 	want, wantErr := decodeBalanced(in, &wantText)
 	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
 		t.Fatalf("%.80q: error %v, want %v", in, gotErr, wantErr)

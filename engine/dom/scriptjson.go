@@ -59,6 +59,11 @@ type jsonText struct {
 	text  []byte
 	index bool
 	ix    *JSONIndex
+
+	// shared, when not nil, holds the body that the body ScriptJSON reads starts at offset base
+	// in, and the string its values' texts are taken from.
+	shared *ScriptText
+	base   int
 }
 
 // scriptJSON is ScriptJSON; when text is not nil, it receives the JSON text of the value.
@@ -109,7 +114,7 @@ func valueAfter(body []byte, i int, text *jsonText) (v any, found bool, err erro
 		case ' ', '\t', '\n', '\r', '\f':
 			continue
 		case '{', '[':
-			v, err := decodeScriptValue(body[j:], text)
+			v, err := decodeScriptValue(body[j:], text, j)
 			return v, true, err
 		case ';', '<':
 			return nil, false, nil
@@ -141,9 +146,18 @@ func valueAfter(body []byte, i int, text *jsonText) (v any, found bool, err erro
 // in one pass that also finds the value's end, instead of a scan for the end and then the decode.
 // Anything that pass does not take (no "</script" after the value, a value the fast decoder
 // leaves to encoding/json, an error) is decodeBalanced's, whose answer it would have been.
-func decodeScriptValue(b []byte, text *jsonText) (any, error) {
-	if n := bytes.Index(b, []byte(scriptEnd)); n > 0 {
-		if v, end, ix, ok := decodeFastPrefixIndexed(b[:n], text != nil && text.index); ok {
+//
+// b is the body ScriptJSON reads from offset at on; with text.shared, the text up to "</script" is
+// a substring of the shared string rather than a copy of its own.
+func decodeScriptValue(b []byte, text *jsonText, at int) (any, error) {
+	var s string
+	if text != nil && text.shared != nil {
+		s = text.shared.script(text.base + at)
+	} else if n := bytes.Index(b, []byte(scriptEnd)); n > 0 {
+		s = string(b[:n])
+	}
+	if s != "" {
+		if v, end, ix, ok := decodeFastPrefixString(s, text != nil && text.index); ok {
 			if text != nil {
 				text.text, text.ix = b[:end], ix
 			}
@@ -151,6 +165,69 @@ func decodeScriptValue(b []byte, text *jsonText) (any, error) {
 		}
 	}
 	return decodeBalanced(b, text)
+}
+
+// ScriptText is one string copy of the script text that a page's script-JSON values are in, for
+// all of them: marketplace pages hold several sources in one script of hundreds of kilobytes (a
+// Next.js page's __NEXT_DATA__), and a copy per value would copy that script once per source.
+// Values in different scripts share nothing; each script is copied at most once while the values
+// are in order of the marks (a value outside the copy replaces it with a copy of its own script).
+type ScriptText struct {
+	body  []byte
+	marks []int  // where the sources' markers may start: the copy begins at the first in the script
+	lo    int    // s is body[lo:lo+len(s)], which ends where a "</script" starts
+	s     string // "" until the first copy
+}
+
+// NewScriptText returns the shared text of body's scripts; marks are the offsets in body of the
+// markers that will be decoded (any order, or none: they only widen the first copy of a script so
+// that the other values in it are in the copy).
+func NewScriptText(body []byte, marks []int) *ScriptText {
+	return &ScriptText{body: body, marks: marks}
+}
+
+// script returns body[j:] up to the first "</script" after j, as a substring of the copy; "" when
+// there is no "</script" after j or it starts at j.
+func (t *ScriptText) script(j int) string {
+	if j < 0 || j > len(t.body) {
+		return ""
+	}
+	if t.s != "" && t.lo <= j && j < t.lo+len(t.s) {
+		// body[t.lo:] has no "</script" before t.lo+len(t.s), where one starts: nor has body[j:].
+		return t.s[j-t.lo:]
+	}
+	n := bytes.Index(t.body[j:], []byte(scriptEnd))
+	if n <= 0 {
+		return ""
+	}
+	lo, first := j, j
+	for _, m := range t.marks {
+		if m >= 0 && m < first {
+			first = m
+		}
+	}
+	if first < j {
+		// The marks after the last "</script" before j are in the same script: the copy starts at
+		// the first of them. The search is forward from the first mark, as a backward search is a
+		// byte at a time; one that ends past j starts before it too, and the copy must hold none
+		// but at its end.
+		prev, end := -1, min(len(t.body), j+len(scriptEnd)-1)
+		for k := first; k < end; {
+			n := bytes.Index(t.body[k:end], []byte(scriptEnd))
+			if n < 0 {
+				break
+			}
+			prev = k + n
+			k = prev + 1
+		}
+		for _, m := range t.marks {
+			if m > prev && m < lo {
+				lo = m
+			}
+		}
+	}
+	t.lo, t.s = lo, string(t.body[lo:j+n])
+	return t.s[j-lo:]
 }
 
 const scriptEnd = "</script"
@@ -290,4 +367,12 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return 0
+}
+
+// ScriptJSONShared is ScriptJSON of body[from:], whose values' texts are substrings of t's copy
+// of body (t's body must be body); with index set, it is ScriptJSONText's answer instead.
+func ScriptJSONShared(body []byte, from int, marker Marker, t *ScriptText, index bool) (v any, text []byte, ix *JSONIndex, err error) {
+	jt := jsonText{index: index, shared: t, base: from}
+	v, err = scriptJSON(body[from:], marker, &jt)
+	return v, jt.text, jt.ix, err
 }
