@@ -904,6 +904,8 @@ func planEnv(d *sitedef.Endpoint) types.Map {
 		funcs.FindsVar: types.Any,
 		// The run's parsed base URLs for absURL, which BasesPatch passes it.
 		funcs.BasesVar: types.Any,
+		// The run's scratch for direct evaluation (see frame): no expression names it.
+		directVar: types.Any,
 	}
 }
 

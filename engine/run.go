@@ -241,6 +241,8 @@ func (p *Plan) newRun(ctx context.Context, params Params, f Fetcher, pageIdx int
 		funcs.FindsVar: r.finds,
 		// Hidden: absURL calls pass it (funcs.BasesPatch).
 		funcs.BasesVar: funcs.NewBases(),
+		// Hidden: the direct evaluator's argument buffer (see frame).
+		directVar: newFrame(),
 	}
 	return r
 }
