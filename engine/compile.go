@@ -902,6 +902,10 @@ func planEnv(d *sitedef.Endpoint) types.Map {
 		// The run's indexes for find and findAll, which FindsPatch passes them: no sitedef can
 		// name it.
 		funcs.FindsVar: types.Any,
+		// The run's parsed base URLs for absURL, which BasesPatch passes it.
+		funcs.BasesVar: types.Any,
+		// The run's scratch for direct evaluation (see frame): no expression names it.
+		directVar: types.Any,
 	}
 }
 

@@ -32,7 +32,25 @@ const (
 	stChainNil
 )
 
-type dnode func(env map[string]any) (any, state)
+type dnode func(f *frame) (any, state)
+
+// directVar is the environment name under which a run passes its *frame; '$' keeps a sitedef from
+// naming it.
+const directVar = "$direct"
+
+// frame is a run's scratch for direct evaluation: the environment of the evaluation under way, and
+// the argument buffer its calls take their arguments from, as the VM's calls take theirs from one
+// buffer per run of a program; a buffer per call was an allocation per call. A call's slots are
+// cleared when it returns, so a function that kept its arguments (none does: the VM's buffer
+// outlives a call too) would see them change, which a verifying engine reports. A run is one
+// goroutine.
+type frame struct {
+	env  map[string]any
+	args []any
+	top  int // args[top:] is free
+}
+
+func newFrame() *frame { return &frame{} }
 
 // compileDirect returns p's direct evaluator, or nil when p has a node it does not know. c is the
 // expression compiler's configuration (its function table).
@@ -47,7 +65,14 @@ func compileDirect(p *vm.Program, c *conf.Config) direct {
 		return nil
 	}
 	return func(env map[string]any) (any, bool) {
-		v, st := n(env)
+		f, _ := env[directVar].(*frame)
+		if f == nil {
+			f = newFrame()
+		}
+		prev, top := f.env, f.top
+		f.env = env
+		v, st := n(f)
+		f.env, f.top = prev, top
 		return v, st == stOK
 	}
 }
@@ -81,14 +106,14 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 			return nil
 		}
 		name := x.Value
-		return func(env map[string]any) (any, state) { return env[name], stOK }
+		return func(f *frame) (any, state) { return f.env[name], stOK }
 	case *ast.ChainNode:
 		inner := directNode(x.Node, fns)
 		if inner == nil {
 			return nil
 		}
-		return func(env map[string]any) (any, state) {
-			v, st := inner(env)
+		return func(f *frame) (any, state) {
+			v, st := inner(f)
 			switch {
 			case st == stChainNil:
 				return nil, stOK
@@ -110,8 +135,8 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 			return nil
 		}
 		name, optional := prop.Value, x.Optional
-		return func(env map[string]any) (any, state) {
-			b, st := base(env)
+		return func(f *frame) (any, state) {
+			b, st := base(f)
 			if st != stOK {
 				return nil, st
 			}
@@ -135,12 +160,12 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		}
 		if id.Value == memberFn && len(args) == 2 {
 			base, key := args[0], args[1]
-			return func(env map[string]any) (any, state) {
-				b, st := base(env)
+			return func(f *frame) (any, state) {
+				b, st := base(f)
 				if st != stOK {
 					return nil, st
 				}
-				k, st := key(env)
+				k, st := key(f)
 				if st != stOK {
 					return nil, st
 				}
@@ -173,8 +198,8 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 				return nil
 			}
 			fast, arg := f.Fast, args[0]
-			return func(env map[string]any) (any, state) {
-				v, st := arg(env)
+			return func(f *frame) (any, state) {
+				v, st := arg(f)
 				if st != stOK {
 					return nil, st
 				}
@@ -193,8 +218,8 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		if arg == nil {
 			return nil
 		}
-		return func(env map[string]any) (any, state) {
-			v, st := arg(env)
+		return func(f *frame) (any, state) {
+			v, st := arg(f)
 			if st != stOK {
 				return nil, st
 			}
@@ -209,8 +234,8 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		if cond == nil || yes == nil || no == nil {
 			return nil
 		}
-		return func(env map[string]any) (any, state) {
-			c, st := cond(env)
+		return func(f *frame) (any, state) {
+			c, st := cond(f)
 			if st != stOK {
 				return nil, st
 			}
@@ -219,9 +244,9 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 				return nil, stFail
 			}
 			if b {
-				return yes(env)
+				return yes(f)
 			}
-			return no(env)
+			return no(f)
 		}
 	case *ast.BinaryNode:
 		l, r := directNode(x.Left, fns), directNode(x.Right, fns)
@@ -230,20 +255,20 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		}
 		switch x.Operator {
 		case "??":
-			return func(env map[string]any) (any, state) {
-				v, st := l(env)
+			return func(f *frame) (any, state) {
+				v, st := l(f)
 				if st != stOK {
 					return nil, st
 				}
 				if !runtime.IsNil(v) {
 					return v, stOK
 				}
-				return r(env)
+				return r(f)
 			}
 		case "&&", "and", "||", "or":
 			and := x.Operator == "&&" || x.Operator == "and"
-			return func(env map[string]any) (any, state) {
-				v, st := l(env)
+			return func(f *frame) (any, state) {
+				v, st := l(f)
 				if st != stOK {
 					return nil, st
 				}
@@ -254,16 +279,16 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 				if b != and {
 					return b, stOK
 				}
-				return r(env)
+				return r(f)
 			}
 		case "==", "!=", "+":
 			op := x.Operator
-			return func(env map[string]any) (any, state) {
-				a, st := l(env)
+			return func(f *frame) (any, state) {
+				a, st := l(f)
 				if st != stOK {
 					return nil, st
 				}
-				b, st := r(env)
+				b, st := r(f)
 				if st != stOK {
 					return nil, st
 				}
@@ -285,22 +310,35 @@ func directArgs(args []ast.Node, fns map[string]*builtin.Function) []dnode {
 	return out
 }
 
-// callOf evaluates args and calls f with them. With deref, a pointer argument is left to the VM,
+// callOf evaluates args and calls fn with them. With deref, a pointer argument is left to the VM,
 // which dereferences the arguments of a builtin.
-func callOf(f func(...any) (any, error), args []dnode, deref bool) dnode {
-	return func(env map[string]any) (any, state) {
-		vals := make([]any, len(args))
-		for i, a := range args {
-			v, st := a(env)
-			if st != stOK {
-				return nil, st
-			}
-			if deref && !plain(v) {
-				return nil, stFail
-			}
-			vals[i] = v
+func callOf(fn func(...any) (any, error), args []dnode, deref bool) dnode {
+	n := len(args)
+	return func(f *frame) (any, state) {
+		at := f.top
+		if at+n > len(f.args) {
+			// The calls under way keep their slots of the old buffer.
+			f.args = make([]any, 2*(at+n))
 		}
-		return call(f, vals)
+		// The arguments' own calls take the slots above these.
+		f.top = at + n
+		vals := f.args[at : at+n : at+n]
+		st := stOK
+		for i, a := range args {
+			if vals[i], st = a(f); st == stOK && deref && !plain(vals[i]) {
+				st = stFail
+			}
+			if st != stOK {
+				break
+			}
+		}
+		var out any
+		if st == stOK {
+			out, st = call(fn, vals)
+		}
+		clear(vals)
+		f.top = at
+		return out, st
 	}
 }
 
@@ -316,7 +354,7 @@ func plain(v any) bool {
 }
 
 func constant(v any) dnode {
-	return func(map[string]any) (any, state) { return v, stOK }
+	return func(*frame) (any, state) { return v, stOK }
 }
 
 // member is base.name as the VM fetches it, for the objects the VM would fetch it from by a map

@@ -121,6 +121,9 @@ func (e *Engine) compileExpr(code string, env types.Map, envKey string, asBool b
 	if _, ok := env[funcs.FindsVar]; ok {
 		opts = append(opts, expr.Patch(funcs.FindsPatch{}))
 	}
+	if _, ok := env[funcs.BasesVar]; ok {
+		opts = append(opts, expr.Patch(funcs.BasesPatch{}))
+	}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}

@@ -239,6 +239,10 @@ func (p *Plan) newRun(ctx context.Context, params Params, f Fetcher, pageIdx int
 		"base":   "",
 		// Hidden: find and findAll calls pass it (funcs.FindsPatch).
 		funcs.FindsVar: r.finds,
+		// Hidden: absURL calls pass it (funcs.BasesPatch).
+		funcs.BasesVar: funcs.NewBases(),
+		// Hidden: the direct evaluator's argument buffer (see frame).
+		directVar: newFrame(),
 	}
 	return r
 }

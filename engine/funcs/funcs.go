@@ -109,9 +109,23 @@ func (s *Set) Options() []expr.Option {
 		}
 		return r, nil
 	}}
+	// absURL with the run's Bases (see BasesPatch), checked as the two-argument call is.
+	absURLIn := &builtin.Function{Name: hiddenAbsURLIn, Validate: validator("absURL", []any{new(func(string, string, any) any)}),
+		Func: func(args ...any) (any, error) {
+			if err := arity("absURL", args, 3, 3); err != nil {
+				return nil, err
+			}
+			str, ok := stringOf(args[0])
+			if !ok {
+				return nil, nil
+			}
+			bs, _ := args[2].(*Bases)
+			return orNil(absURLIn(str, optString(args, 1), bs))
+		}}
 	opts = append(opts, func(c *conf.Config) {
 		c.Functions[hiddenFindIn] = findIn
 		c.Functions[hiddenFindAllIn] = findAllIn
+		c.Functions[hiddenAbsURLIn] = absURLIn
 	})
 	opts = append(opts, expr.Patch(findPatch{}), func(c *conf.Config) {
 		c.Visitors = append(c.Visitors, &patternPatch{set: s, config: c})

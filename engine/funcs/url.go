@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"net/url"
 	"strings"
+
+	"github.com/expr-lang/expr/ast"
 )
 
 // cleanURL drops what browsers drop before parsing an href: surrounding spaces and control
@@ -22,7 +24,10 @@ func isHTTP(u *url.URL) bool {
 
 // absURL resolves ref against base and returns it only if the result is an http(s) URL:
 // javascript:, data:, mailto: and the like give false.
-func absURL(ref, base string) (string, bool) {
+func absURL(ref, base string) (string, bool) { return absURLIn(ref, base, nil) }
+
+// absURLIn is absURL with the run's parsed bases (nil: none). An absolute ref never looks at base.
+func absURLIn(ref, base string, bs *Bases) (string, bool) {
 	ref = cleanURL(ref)
 	if ref == "" {
 		return "", false
@@ -38,10 +43,7 @@ func absURL(ref, base string) (string, bool) {
 		}
 		return u.String(), true
 	}
-	b, err := url.Parse(cleanURL(base))
-	if err != nil || !isHTTP(b) {
-		b = nil
-	}
+	b := bs.parse(base)
 	if b == nil {
 		// A protocol-relative URL is absolute enough without a base: assume https.
 		if strings.HasPrefix(ref, "//") {
@@ -56,6 +58,66 @@ func absURL(ref, base string) (string, bool) {
 		return "", false
 	}
 	return r.String(), true
+}
+
+// BasesVar is the environment name under which the engine passes a run's *Bases; '$' keeps a
+// sitedef from naming it (the parser reads no identifier starting with it but $env).
+const BasesVar = "$bases"
+
+// hiddenAbsURLIn is absURL taking the run's *Bases as a third argument; BasesPatch produces the
+// calls.
+const hiddenAbsURLIn = "$absURLIn"
+
+// Bases is the base URL a run last resolved against, parsed. A list page resolves hundreds of
+// hrefs against the one page URL, and parsing it for each was up to an eighth of a search page's
+// extraction. One entry is enough: a run's base changes once per step. A run is one goroutine:
+// Bases is not safe for concurrent use.
+type Bases struct {
+	src  string
+	u    *url.URL // nil: src is not an http(s) URL
+	done bool
+}
+
+// NewBases returns an empty memo, for one run.
+func NewBases() *Bases { return &Bases{} }
+
+// parse is base parsed as absURL resolves against it: nil when it is not an http(s) URL. The
+// result is shared: url.URL.ResolveReference does not change its receiver.
+func (bs *Bases) parse(base string) *url.URL {
+	if bs == nil {
+		return parseBase(base)
+	}
+	if !bs.done || bs.src != base {
+		bs.src, bs.u, bs.done = base, parseBase(base), true
+	}
+	return bs.u
+}
+
+func parseBase(base string) *url.URL {
+	b, err := url.Parse(cleanURL(base))
+	if err != nil || !isHTTP(b) {
+		return nil
+	}
+	return b
+}
+
+// BasesPatch rewrites the calls absURL(ref, base) into their version that takes the run's Bases.
+// The engine applies it to the expressions of an environment that declares BasesVar.
+type BasesPatch struct{}
+
+func (BasesPatch) Visit(n *ast.Node) {
+	c, ok := (*n).(*ast.CallNode)
+	if !ok || len(c.Arguments) != 2 {
+		return
+	}
+	if id, ok := c.Callee.(*ast.IdentifierNode); !ok || id.Value != "absURL" {
+		return
+	}
+	callee := &ast.IdentifierNode{Value: hiddenAbsURLIn}
+	callee.SetLocation(c.Location())
+	bs := &ast.IdentifierNode{Value: BasesVar}
+	bs.SetLocation(c.Location())
+	ast.Patch(n, &ast.CallNode{Callee: callee, Arguments: []ast.Node{c.Arguments[0], c.Arguments[1], bs}})
 }
 
 // parseLoose parses absolute, protocol-relative and relative URLs.
