@@ -287,6 +287,21 @@ func (ix *findIndex) before(a, b int32) bool {
 type FindsPatch struct{}
 
 func (FindsPatch) Visit(n *ast.Node) {
+	withRunArg(n, FindsVar, func(name string) string {
+		switch name {
+		case hiddenFind:
+			return hiddenFindIn
+		case "findAll":
+			return hiddenFindAllIn
+		}
+		return ""
+	})
+}
+
+// withRunArg rewrites *n, when it is a two-argument call of a function hidden names (its hidden
+// version, "" for none), into a call of that version with the run's state, the variable v, as a
+// third argument: how FindsPatch and BasesPatch hand a run's own state to a pure function.
+func withRunArg(n *ast.Node, v string, hidden func(name string) string) {
 	c, ok := (*n).(*ast.CallNode)
 	if !ok || len(c.Arguments) != 2 {
 		return
@@ -295,18 +310,13 @@ func (FindsPatch) Visit(n *ast.Node) {
 	if !ok {
 		return
 	}
-	var name string
-	switch id.Value {
-	case hiddenFind:
-		name = hiddenFindIn
-	case "findAll":
-		name = hiddenFindAllIn
-	default:
+	name := hidden(id.Value)
+	if name == "" {
 		return
 	}
 	callee := &ast.IdentifierNode{Value: name}
 	callee.SetLocation(c.Location())
-	fs := &ast.IdentifierNode{Value: FindsVar}
-	fs.SetLocation(c.Location())
-	ast.Patch(n, &ast.CallNode{Callee: callee, Arguments: []ast.Node{c.Arguments[0], c.Arguments[1], fs}})
+	state := &ast.IdentifierNode{Value: v}
+	state.SetLocation(c.Location())
+	ast.Patch(n, &ast.CallNode{Callee: callee, Arguments: []ast.Node{c.Arguments[0], c.Arguments[1], state}})
 }

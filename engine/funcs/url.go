@@ -106,18 +106,12 @@ func parseBase(base string) *url.URL {
 type BasesPatch struct{}
 
 func (BasesPatch) Visit(n *ast.Node) {
-	c, ok := (*n).(*ast.CallNode)
-	if !ok || len(c.Arguments) != 2 {
-		return
-	}
-	if id, ok := c.Callee.(*ast.IdentifierNode); !ok || id.Value != "absURL" {
-		return
-	}
-	callee := &ast.IdentifierNode{Value: hiddenAbsURLIn}
-	callee.SetLocation(c.Location())
-	bs := &ast.IdentifierNode{Value: BasesVar}
-	bs.SetLocation(c.Location())
-	ast.Patch(n, &ast.CallNode{Callee: callee, Arguments: []ast.Node{c.Arguments[0], c.Arguments[1], bs}})
+	withRunArg(n, BasesVar, func(name string) string {
+		if name == "absURL" {
+			return hiddenAbsURLIn
+		}
+		return ""
+	})
 }
 
 // parseLoose parses absolute, protocol-relative and relative URLs.
