@@ -614,7 +614,9 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			nextStart++
 			if i >= 0 {
 				if shared == nil {
-					shared = dom.NewScriptText(sr.body, starts)
+					// A view of the body, which is never written after parsing (see bodyString):
+					// the values' strings are the body's bytes, not a copy of the script's.
+					shared = dom.NewScriptTextView(sr.body, starts)
 				}
 				x, text, ix, err := dom.ScriptJSONShared(sr.body, i, src.scriptJSON.Fast(), shared, r.plan.indexJSON)
 				if err == nil {

@@ -40,10 +40,11 @@ type internEntry struct {
 	v    any // nil while the value of text is being built (or was refused)
 }
 
-// newInternTable returns a table for a text of n bytes: about a slot per 128 bytes, which the
-// corpus' repeated values fit with few evictions, within bounds.
+// newInternTable returns a table for a text of n bytes: about a slot per 128 bytes, up to 2,048
+// (64 KB): more slots keep a few more values of a big text (YouTube's channel page: 100 fewer
+// maps at 4,096), and cost more bytes than those maps save.
 func newInternTable(n int) *internTable {
-	size := 1 << bits.Len(uint(min(max(n/128, 256), 8192)-1))
+	size := 1 << bits.Len(uint(min(max(n/128, 256), 2048)-1))
 	return &internTable{seed: maphash.MakeSeed(), mask: uint64(size - 1), slots: make([]internEntry, size)}
 }
 
