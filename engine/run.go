@@ -548,7 +548,9 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 	sr.body = body
 	switch st.parse {
 	case "html":
-		n, err := dom.ParseHTML(body)
+		// A view of the body, never written after parsing (see bodyString): the tree's strings
+		// are its bytes rather than a copy of the page.
+		n, err := dom.ParseHTMLView(body)
 		if err != nil {
 			sr.parseErr = fmt.Errorf("parsing HTML: %w", err)
 			return sr
