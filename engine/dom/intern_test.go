@@ -2,11 +2,13 @@ package dom
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // BenchmarkDecodeYouTube decodes the ytInitialData of the corpus' biggest YouTube pages as a
@@ -159,4 +161,42 @@ func TestDecodeInternedOnCorpus(t *testing.T) {
 		checkInterned(t, b)
 	}
 	t.Logf("%d texts", len(texts))
+}
+
+// A node is 20 bytes (a page lays out 20,000), and a key longer than its length field counts is
+// kept whole: the index reads it back.
+func TestJSONNodeKeys(t *testing.T) {
+	if n := unsafe.Sizeof(JSONNode{}); n != 20 {
+		t.Errorf("JSONNode is %d bytes", n)
+	}
+	long := strings.Repeat("k", math.MaxUint16+1)
+	for _, in := range []string{
+		`{"` + long + `":{"a":1},"b":[{"` + long[1:] + `":2}]}`,
+		`[{"` + long + `":null,"x":"` + long + `"}]`,
+	} {
+		checkPrefixIndex(t, []byte(in))
+		checkJSONIndex(t, []byte(in), mustDecode(t, in))
+		v, _, ix, ok := decodeFastPrefixIndexed([]byte(in), true)
+		if !ok || ix == nil {
+			t.Fatalf("%.40q: no index", in)
+		}
+		found := false
+		for i := range ix.Nodes {
+			if ix.Key(int32(i)) == long {
+				found = true
+			}
+		}
+		if !found || len(ix.Members(long)) != strings.Count(in, `"`+long+`":`)-strings.Count(in, `"`+long+`":null`) {
+			t.Fatalf("%.40q: long key not laid out (%v)", in, v != nil)
+		}
+	}
+}
+
+func mustDecode(t *testing.T, in string) any {
+	t.Helper()
+	v, ok := decodeFast([]byte(in))
+	if !ok {
+		t.Fatalf("%.40q: not decoded", in)
+	}
+	return v
 }
