@@ -548,7 +548,9 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 	sr.body = body
 	switch st.parse {
 	case "html":
-		n, err := dom.ParseHTML(body)
+		// A view of the body, never written after parsing (see bodyString): the tree's strings
+		// are its bytes rather than a copy of the page.
+		n, err := dom.ParseHTMLView(body)
 		if err != nil {
 			sr.parseErr = fmt.Errorf("parsing HTML: %w", err)
 			return sr
@@ -614,7 +616,9 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			nextStart++
 			if i >= 0 {
 				if shared == nil {
-					shared = dom.NewScriptText(sr.body, starts)
+					// A view of the body, which is never written after parsing (see bodyString):
+					// the values' strings are the body's bytes, not a copy of the script's.
+					shared = dom.NewScriptTextView(sr.body, starts)
 				}
 				x, text, ix, err := dom.ScriptJSONShared(sr.body, i, src.scriptJSON.Fast(), shared, r.plan.indexJSON)
 				if err == nil {

@@ -56,10 +56,20 @@ func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex,
 // decodeFastPrefixString is decodeFastPrefixIndexed of a string, whose substrings the strings of
 // the value are: a caller holding one string of several values' texts copies none of them.
 func decodeFastPrefixString(s string, index bool) (v any, n int, ix *JSONIndex, ok bool) {
+	var t *internTable
+	if len(s) >= internMinText {
+		t = newInternTable(len(s))
+	}
+	return decodeFastPrefixInterned(s, index, t)
+}
+
+// decodeFastPrefixInterned is decodeFastPrefixString that shares the small objects and arrays of
+// equal texts through t, when not nil (see internTable).
+func decodeFastPrefixInterned(s string, index bool, t *internTable) (v any, n int, ix *JSONIndex, ok bool) {
 	if s == "" {
 		return nil, 0, nil, false
 	}
-	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
+	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth, intern: t}
 	// Positions are int32: a text past that has more nodes than they count (none is so big).
 	if index && len(s) <= math.MaxInt32 {
 		d.ix = newJSONIndex(s)
@@ -108,6 +118,9 @@ type fastDecoder struct {
 	ix       *JSONIndex
 	ixParent int32
 	ixBad    bool
+
+	// intern, when not nil, holds recent small objects and arrays by their text (see internTable).
+	intern *internTable
 }
 
 // open records a node for the value about to be decoded, whose value close fills in: the node
@@ -223,6 +236,7 @@ func (d *fastDecoder) object() (any, bool) {
 	if !d.enter() {
 		return nil, false
 	}
+	open := d.i
 	d.i++ // {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
@@ -273,12 +287,26 @@ func (d *fastDecoder) object() (any, bool) {
 		case '}':
 			d.i++
 			ms := d.members[mark:]
-			m := make(map[string]any, len(ms))
-			for _, e := range ms {
-				m[e.k] = e.v // a repeated key: the last value, as encoding/json
+			var slot *internEntry
+			if d.intern != nil {
+				if slot = d.intern.slot(d.s[open:d.i]); slot != nil && d.ix != nil && !sameMembers(slot.v, ms) {
+					slot.v = nil
+				}
 			}
-			if len(m) != len(ms) {
-				d.ixBad = true
+			var m map[string]any
+			if slot != nil && slot.v != nil {
+				m = slot.v.(map[string]any)
+			} else {
+				m = make(map[string]any, len(ms))
+				for _, e := range ms {
+					m[e.k] = e.v // a repeated key: the last value, as encoding/json
+				}
+				if len(m) != len(ms) {
+					d.ixBad = true
+				}
+				if slot != nil {
+					slot.v = m
+				}
 			}
 			clear(ms) // the stack does not keep values alive
 			d.members = d.members[:mark]
@@ -294,6 +322,7 @@ func (d *fastDecoder) array() (any, bool) {
 	if !d.enter() {
 		return nil, false
 	}
+	open := d.i
 	d.i++ // [
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
@@ -328,12 +357,27 @@ func (d *fastDecoder) array() (any, bool) {
 		case ']':
 			d.i++
 			es := d.elems[mark:]
-			a := make([]any, len(es))
-			copy(a, es)
+			var slot *internEntry
+			if d.intern != nil {
+				if slot = d.intern.slot(d.s[open:d.i]); slot != nil && d.ix != nil && !sameElems(slot.v, es) {
+					slot.v = nil
+				}
+			}
+			var v any
+			if slot != nil && slot.v != nil {
+				v = slot.v
+			} else {
+				a := make([]any, len(es))
+				copy(a, es)
+				v = d.slices.box(a)
+				if slot != nil {
+					slot.v = v
+				}
+			}
 			clear(es)
 			d.elems = d.elems[:mark]
 			d.depth--
-			return d.slices.box(a), true
+			return v, true
 		default:
 			return nil, false
 		}

@@ -76,6 +76,7 @@ func FuzzParseHTML(f *testing.F) {
 		if !utf8.Valid(u) {
 			t.Fatalf("ToUTF8 returned invalid UTF-8: %q", u)
 		}
+		checkParseView(t, u)
 		doc, err := ParseHTML(u)
 		if err != nil {
 			return

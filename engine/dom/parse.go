@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
@@ -23,12 +24,27 @@ import (
 // after tree construction; no page of the corpus comes near, and it bounds what a hostile page
 // can cost.
 func ParseHTML(body []byte) (doc *html.Node, err error) {
+	return parseHTML(string(bytes.TrimPrefix(body, bomUTF8)))
+}
+
+// ParseHTMLView is ParseHTML whose tree's strings are body's bytes themselves rather than a copy
+// of them: the caller never writes body while the tree lives (the engine's step bodies, which it
+// already reads through string views). A page of a megabyte is then not copied.
+func ParseHTMLView(body []byte) (doc *html.Node, err error) {
+	body = bytes.TrimPrefix(body, bomUTF8)
+	if len(body) == 0 {
+		return parseHTML("")
+	}
+	return parseHTML(unsafe.String(&body[0], len(body)))
+}
+
+func parseHTML(s string) (doc *html.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("dom: HTML parser panicked: %v", r)
 		}
 	}()
-	return htmlparse.Parse(bytes.TrimPrefix(body, bomUTF8))
+	return htmlparse.ParseString(s)
 }
 
 // ParseXML parses an XML body with antchfx/xmlquery. The decoder is lenient, as scraped XML needs:

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scanWindow is how far after a marker match the start of the value is looked for.
@@ -177,6 +178,7 @@ type ScriptText struct {
 	marks []int  // where the sources' markers may start: the copy begins at the first in the script
 	lo    int    // s is body[lo:lo+len(s)], which ends where a "</script" starts
 	s     string // "" until the first copy
+	view  bool   // s is a view of body's bytes, not a copy (NewScriptTextView)
 }
 
 // NewScriptText returns the shared text of body's scripts; marks are the offsets in body of the
@@ -184,6 +186,13 @@ type ScriptText struct {
 // that the other values in it are in the copy).
 func NewScriptText(body []byte, marks []int) *ScriptText {
 	return &ScriptText{body: body, marks: marks}
+}
+
+// NewScriptTextView is NewScriptText whose text is body's bytes themselves rather than a copy of
+// them: the caller never writes body while the values live (the engine's step bodies, which it
+// already reads through string views). A script of hundreds of kilobytes is then not copied.
+func NewScriptTextView(body []byte, marks []int) *ScriptText {
+	return &ScriptText{body: body, marks: marks, view: true}
 }
 
 // script returns body[j:] up to the first "</script" after j, as a substring of the copy; "" when
@@ -226,7 +235,11 @@ func (t *ScriptText) script(j int) string {
 			}
 		}
 	}
-	t.lo, t.s = lo, string(t.body[lo:j+n])
+	if t.view {
+		t.lo, t.s = lo, unsafe.String(&t.body[lo], j+n-lo)
+	} else {
+		t.lo, t.s = lo, string(t.body[lo:j+n])
+	}
 	return t.s[j-lo:]
 }
 

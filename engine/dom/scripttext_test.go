@@ -20,7 +20,14 @@ func checkShared(t *testing.T, body []byte, markers []*regexp.Regexp, order []in
 			starts[k] = loc[0]
 		}
 	}
-	st := NewScriptText(body, starts)
+	for _, st := range []*ScriptText{NewScriptText(body, starts), NewScriptTextView(body, starts)} {
+		checkSharedText(t, body, markers, order, starts, st)
+	}
+}
+
+// checkSharedText is checkShared of the values decoded from st.
+func checkSharedText(t *testing.T, body []byte, markers []*regexp.Regexp, order, starts []int, st *ScriptText) {
+	t.Helper()
 	for _, k := range order {
 		if starts[k] < 0 {
 			continue

@@ -160,7 +160,7 @@ func index(l []any, i int) (any, bool) {
 func pathSegments(path any) ([]string, bool) {
 	switch p := path.(type) {
 	case string:
-		p = strings.NewReplacer("[", ".", "]", "").Replace(p)
+		p = bracketsToDots(p)
 		if p == "" {
 			return nil, true
 		}
@@ -185,6 +185,27 @@ func pathSegments(path any) ([]string, bool) {
 		return []string{strconv.FormatInt(n, 10)}, true
 	}
 	return nil, false
+}
+
+// bracketsToDots is strings.NewReplacer("[", ".", "]", "").Replace(p) without building the
+// replacer (a table of 256 strings) on every call of get: "a.b[0]" is "a.b.0".
+func bracketsToDots(p string) string {
+	i := strings.IndexAny(p, "[]")
+	if i < 0 {
+		return p
+	}
+	b := make([]byte, i, len(p))
+	copy(b, p[:i])
+	for ; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '[':
+			b = append(b, '.')
+		case ']':
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // getPath walks segs from v. A "*" segment maps the rest of the path over every element (list

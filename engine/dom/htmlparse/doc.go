@@ -21,7 +21,8 @@
 //     its quote, a comment body up to '-', a bogus comment up to '>'), it jumps there with an
 //     index search. The scans only move forward, so tokenizing stays linear.
 //   - Node Data and attribute keys and values are substrings of one string copy of the body
-//     whenever upstream's rewriting (CR LF, NUL, entities, lower case) leaves them unchanged.
+//     (of the string ParseString is given, without a copy) whenever upstream's rewriting (CR LF,
+//     NUL, entities, lower case) leaves them unchanged.
 //   - Nodes and attribute slices come from slabs; duplicate attribute keys are found without a
 //     map or a string per attribute on ordinary tags. Tag names, attribute keys, unquoted values
 //     and white space are scanned with byte-class tables.

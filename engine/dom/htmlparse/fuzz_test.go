@@ -2,7 +2,8 @@ package htmlparse
 
 import "testing"
 
-// FuzzParseEquivalent requires Parse to give x/net/html's tree, or its error, on any input.
+// FuzzParseEquivalent requires Parse to give x/net/html's tree, or its error, on any input, and
+// ParseString Parse's.
 func FuzzParseEquivalent(f *testing.F) {
 	for _, s := range trickySnippets {
 		f.Add([]byte(s))
@@ -10,6 +11,9 @@ func FuzzParseEquivalent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if d := equivalent(body); d != "" {
 			t.Fatalf("%q: %s", body, d)
+		}
+		if d := sameAsParse(body); d != "" {
+			t.Fatalf("ParseString of %q: %s", body, d)
 		}
 	})
 }

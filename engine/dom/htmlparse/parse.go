@@ -2295,15 +2295,25 @@ func Parse(body []byte) (*html.Node, error) {
 	return parseWithScripting(body, true)
 }
 
+// ParseString is Parse of the bytes of s, whose substrings the tree's strings are: a caller that
+// holds its input as a string (or never writes its bytes) saves Parse's copy of it.
+func ParseString(s string) (*html.Node, error) {
+	return parseStringWithScripting(s, true)
+}
+
 // parseWithScripting is Parse with the scripting flag of upstream's ParseOptionEnableScripting,
 // kept for the html5lib tests that run with scripting off.
 func parseWithScripting(body []byte, scripting bool) (*html.Node, error) {
+	return parseStringWithScripting(string(body), scripting)
+}
+
+func parseStringWithScripting(s string, scripting bool) (*html.Node, error) {
 	p := &parser{
 		scripting:  scripting,
 		framesetOK: true,
 		im:         initialIM,
 	}
-	p.z.init(body)
+	p.z.initString(s)
 	p.doc = p.newNode(html.Node{
 		Type: html.DocumentNode,
 	})

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -95,10 +96,11 @@ type tokenizer struct {
 	scratch []byte
 }
 
-func (z *tokenizer) init(body []byte) {
-	// One copy of the input, so node strings can be substrings of it instead of a copy each.
-	z.src = string(body)
-	z.body = body
+// initString makes the tokenizer read s, whose bytes it never writes: node strings are substrings
+// of s instead of a copy each.
+func (z *tokenizer) initString(s string) {
+	z.src = s
+	z.body = unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // AllowCDATA sets whether or not the tokenizer recognizes <![CDATA[foo]]> as
