@@ -356,6 +356,15 @@ func (s *slabs) clone(src *html.Node) *html.Node {
 	return n
 }
 
+// clearNamespaces sets the Namespace of n and of every node under it to "", as dom.Clone leaves
+// them in the copy it makes.
+func clearNamespaces(n *html.Node) {
+	n.Namespace = ""
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		clearNamespaces(c)
+	}
+}
+
 // getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named
 // tagName, or all of them for "*", in document order, by allElements's walk (grabArticle lists a
 // tag in the whole page a dozen times), into one slice.
