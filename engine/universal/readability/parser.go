@@ -2016,37 +2016,46 @@ func (ps *Parser) cleanStyles(node *html.Node) {
 // content. This is the amount of text that is inside a link divided
 // by the total text in the node.
 func (ps *Parser) getLinkDensity(element *html.Node) float64 {
-	chars := &charCounter{}
-	var linkCharsWeighted float64
-
-	var walk func(*html.Node, *charCounter)
-	walk = func(n *html.Node, linkCounter *charCounter) {
-		if n.Type == html.TextNode {
-			t := ps.runs.run(n)
-			chars.add(t)
-			if linkCounter != nil {
-				linkCounter.add(t)
-			}
-			return
-		}
-		if n.Type == html.ElementNode && n.Data == "a" {
-			cc := &charCounter{}
-			linkCoefficient := getLinkDensityCoefficient(n)
-			defer func() {
-				linkCharsWeighted += float64(cc.Total) * linkCoefficient
-			}()
-			linkCounter = cc
-		}
-		for child := n.FirstChild; child != nil; child = child.NextSibling {
-			walk(child, linkCounter)
-		}
-	}
-	walk(element, nil)
-
-	if chars.Total == 0 {
+	w := linkCounts{runs: ps.runs}
+	w.walk(element, nil)
+	if w.chars.Total == 0 {
 		return 0
 	}
-	return linkCharsWeighted / float64(chars.Total)
+	return w.linkCharsWeighted / float64(w.chars.Total)
+}
+
+// linkCounts is what getLinkDensity's walk counts, in a struct on its caller's stack rather than
+// in the variables of a recursive closure (moved to the heap, with a closure deferred per link).
+type linkCounts struct {
+	runs              runCache
+	chars             charCounter
+	linkCharsWeighted float64
+}
+
+// walk counts n and its subtree; linkCounter is the counter of the link n is in, if any. A link's
+// weighted characters are added once its subtree is read, where upstream's deferred closure added
+// them (links nested in it first).
+func (w *linkCounts) walk(n *html.Node, linkCounter *charCounter) {
+	if n.Type == html.TextNode {
+		t := w.runs.run(n)
+		w.chars.add(t)
+		if linkCounter != nil {
+			linkCounter.add(t)
+		}
+		return
+	}
+	if n.Type == html.ElementNode && n.Data == "a" {
+		var link charCounter
+		linkCoefficient := getLinkDensityCoefficient(n)
+		for child := n.FirstChild; child != nil; child = child.NextSibling {
+			w.walk(child, &link)
+		}
+		w.linkCharsWeighted += float64(link.Total) * linkCoefficient
+		return
+	}
+	for child := n.FirstChild; child != nil; child = child.NextSibling {
+		w.walk(child, linkCounter)
+	}
 }
 
 // getLinkDensityCoefficient ensures that the text contents of links is scored lower for links
@@ -2068,24 +2077,27 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 
 	weight := 0
 
-	// Look for a special classname
+	// Look for a special classname (the matchers read up to a terminating null: one string with
+	// it serves the three of them).
 	if nodeClassName := className(node); nodeClassName != "" {
-		if re2go.IsNegativeClass(nodeClassName) {
+		matchNUL := nodeClassName + "\x00"
+		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
 
-		if re2go.IsPositiveClass(nodeClassName) {
+		if re2go.IsPositiveClassNUL(matchNUL) {
 			weight += 25
 		}
 	}
 
 	// Look for a special ID
 	if nodeID := dom.ID(node); nodeID != "" {
-		if re2go.IsNegativeClass(nodeID) {
+		matchNUL := nodeID + "\x00"
+		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
 
-		if re2go.IsPositiveClass(nodeID) {
+		if re2go.IsPositiveClassNUL(matchNUL) {
 			weight += 25
 		}
 	}
