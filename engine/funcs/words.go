@@ -121,6 +121,9 @@ func isLetter(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
 	}
+	if isGeneralPunctuation(r) {
+		return false
+	}
 	return unicode.IsLetter(r)
 }
 
@@ -128,5 +131,15 @@ func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
+	if isGeneralPunctuation(r) {
+		return false
+	}
 	return unicode.In(r, unicode.L, unicode.N, unicode.Mn)
+}
+
+// isGeneralPunctuation reports the General Punctuation block (U+2000 to U+206F: curly quotes,
+// dashes, ellipses, the spaces and format characters of Latin texts), none of whose runes is a
+// letter, number or mark (TestGeneralPunctuation): answered without the Unicode tables.
+func isGeneralPunctuation(r rune) bool {
+	return 0x2000 <= r && r <= 0x206F
 }

@@ -90,7 +90,7 @@ func TestIsCJKCommonBlocks(t *testing.T) {
 // the scan treats apart, as the regexp counts it.
 func TestWordCountLatinText(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	latin := []string{"word", "It's", "well-known", " ", "  ", ",", ".", "\n", "-", "'", "’", "x’y", "2024", "é", "東京", "a_b", "\t"}
+	latin := []string{"word", "It's", "well-known", " ", "  ", ",", ".", "\n", "-", "'", "’", "x’y", "2024", "é", "東京", "a_b", "\t", "“", "”", "—", "…", "\u2060", "\u2070"}
 	for range 2000 {
 		var b strings.Builder
 		for range r.IntN(200) {
@@ -99,6 +99,19 @@ func TestWordCountLatinText(t *testing.T) {
 		s := b.String()
 		if got, want := wordCount(s), len(wordPattern.FindAllStringIndex(s, -1)); got != want {
 			t.Fatalf("wordCount(%q) = %d, the pattern finds %d", s, got, want)
+		}
+	}
+}
+
+// TestGeneralPunctuation: no rune of the block isWordRune and isLetter answer without the tables
+// is a letter, number or non-spacing mark.
+func TestGeneralPunctuation(t *testing.T) {
+	for r := rune(0x2000); r <= 0x206F; r++ {
+		if unicode.In(r, unicode.L, unicode.N, unicode.Mn) || unicode.IsLetter(r) {
+			t.Fatalf("%U is a letter, number or mark", r)
+		}
+		if !isGeneralPunctuation(r) {
+			t.Fatalf("%U: not in the block", r)
 		}
 	}
 }
