@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // wordPattern is the article family's word pattern before wordCount: its FindAll is the contract.
@@ -61,9 +62,56 @@ func BenchmarkWordCount(b *testing.B) {
 			wordCount(s)
 		}
 	})
+	latin := strings.Repeat("It's a well-known view of the tower, seen in 2024 from the river’s bank.\n\n", 1000)
+	b.Run("wordCount-latin", func(b *testing.B) {
+		for b.Loop() {
+			wordCount(latin)
+		}
+	})
 	b.Run("regexp", func(b *testing.B) {
 		for b.Loop() {
 			wordPattern.FindAllStringIndex(s, -1)
 		}
 	})
+}
+
+// TestIsCJKCommonBlocks: every rune of the blocks isCJK answers without the tables is in one of
+// the three scripts, and isCJK agrees with the tables on every rune.
+func TestIsCJKCommonBlocks(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		want := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+		if got := isCJK(r); got != want {
+			t.Fatalf("isCJK(%U) = %v, the tables say %v", r, got, want)
+		}
+	}
+}
+
+// TestWordCountLatinText: a long text of ASCII words and separators, with the multi-byte runes
+// the scan treats apart, as the regexp counts it.
+func TestWordCountLatinText(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	latin := []string{"word", "It's", "well-known", " ", "  ", ",", ".", "\n", "-", "'", "’", "x’y", "2024", "é", "東京", "a_b", "\t", "“", "”", "—", "…", "\u2060", "\u2070"}
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(200) {
+			b.WriteString(latin[r.IntN(len(latin))])
+		}
+		s := b.String()
+		if got, want := wordCount(s), len(wordPattern.FindAllStringIndex(s, -1)); got != want {
+			t.Fatalf("wordCount(%q) = %d, the pattern finds %d", s, got, want)
+		}
+	}
+}
+
+// TestGeneralPunctuation: no rune of the block isWordRune and isLetter answer without the tables
+// is a letter, number or non-spacing mark.
+func TestGeneralPunctuation(t *testing.T) {
+	for r := rune(0x2000); r <= 0x206F; r++ {
+		if unicode.In(r, unicode.L, unicode.N, unicode.Mn) || unicode.IsLetter(r) {
+			t.Fatalf("%U is a letter, number or mark", r)
+		}
+		if !isGeneralPunctuation(r) {
+			t.Fatalf("%U: not in the block", r)
+		}
+	}
 }

@@ -232,6 +232,11 @@ var snippets = []string{
 	// Scores of the page's own, which upstream reads as its own (and a value fixLazyImages copies).
 	`<div><div class="post"><p>` + strings.Repeat("Scored, by the page. ", 30) + `</p><figure data-readability-score="https://example.com/b.png" class="lazy"><p>` + strings.Repeat("Caption, text. ", 30) + `</p></figure></div><div data-readability-score="500"><span>A sibling the page scored</span></div></div>`,
 	`<div><div><div><p>` + strings.Repeat("Deep, nested. ", 30) + `</p></div></div></div><h2>Title</h2><iframe src="https://www.youtube.com/embed/x"></iframe><pre>a<br>b</pre>`,
+	// Phrasing content of foreign namespaces that a div's paragraph takes in (its copy upstream
+	// had no Namespace), and links nested in links under nodes cleanConditionally weighs.
+	`<div><svg><xmp>a&lt;b</xmp><a href="/s"><text>y</text></a></svg>` + strings.Repeat(" words, words", 40) + `</div>` +
+		`<div>Some text <math><mi>x</mi><annotation encoding="application/x-tex">x</annotation></math> and <svg><a href="/s"><text>y</text></a><style>p{}</style></svg>` + strings.Repeat(" words, words", 40) + `</div>` +
+		`<div class="content"><p>` + strings.Repeat("Text, text. ", 30) + `</p><div><ul><li><a href="/a">one <svg><a href="/b">two</a></svg></a></li><li><a href="#c">three</a></li></ul><h3><a href="/d">four</a></h3><form><input><a href="/e">five</a></form></div></div>`,
 }
 
 func FuzzEquivalent(f *testing.F) {

@@ -1,7 +1,9 @@
 package readability
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	nurl "net/url"
 
 	"github.com/go-shiori/dom"
@@ -27,6 +29,7 @@ func (ps *Parser) ParseFrom(src *html.Node, pageURL *nurl.URL) (Article, error) 
 
 func (ps *Parser) parse(doc *html.Node, pageURL *nurl.URL) (Article, error) {
 	ps.doc = doc
+	ps.debug = ps.Logger.Enabled(context.Background(), slog.LevelDebug)
 
 	// Reset parser data
 	ps.articleTitle = ""

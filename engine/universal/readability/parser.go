@@ -144,6 +144,10 @@ type Parser struct {
 	scores     map[*html.Node]float64
 	attrScores bool
 	runs       runCache // the pass's texts' runs
+	// debug is whether Logger writes debug lines: the debug calls of the walks over every node
+	// and candidate are made only then, as their attributes (inspectNode, slog.Any) allocate
+	// whether a line is written or not.
+	debug bool
 }
 
 // NewParser returns new Parser which set up with default value.
@@ -589,7 +593,9 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 			if child.Type == html.ElementNode {
 				matchString := dom.GetAttribute(child, "class") + " " + dom.GetAttribute(child, "id")
 				if len(matchString) > 1 && containsFoldASCII(matchString, "hare") && rxShareElements.MatchString(matchString) && charCount(dom.TextContent(child)) < shareElementThreshold {
-					ps.Logger.Debug("removing share element", slog.Any("node", inspectNode(child)))
+					if ps.debug {
+						ps.Logger.Debug("removing share element", slog.Any("node", inspectNode(child)))
+					}
 					n.RemoveChild(child)
 				} else {
 					shareCleaner(child)
@@ -843,7 +849,9 @@ func (ps *Parser) grabArticle() *html.Node {
 			}
 
 			if !ps.isProbablyVisible(node) {
-				passLogger.Debug("removing hidden element", slog.Any("node", inspectNode(node)))
+				if ps.debug {
+					passLogger.Debug("removing hidden element", slog.Any("node", inspectNode(node)))
+				}
 				node = ps.removeAndGetNext(node)
 				continue
 			}
@@ -852,7 +860,9 @@ func (ps *Parser) grabArticle() *html.Node {
 			// and "role = dialog"
 			if dom.GetAttribute(node, "aria-modal") == "true" &&
 				dom.GetAttribute(node, "role") == "dialog" {
-				passLogger.Debug("removing modal dialog", slog.Any("node", inspectNode(node)))
+				if ps.debug {
+					passLogger.Debug("removing modal dialog", slog.Any("node", inspectNode(node)))
+				}
 				node = ps.removeAndGetNext(node)
 				continue
 			}
@@ -867,7 +877,9 @@ func (ps *Parser) grabArticle() *html.Node {
 					itemprop := dom.GetAttribute(next, "itemprop")
 					if strings.Contains(itemprop, "name") {
 						ps.articleByline = ps.getInnerText(next, false)
-						passLogger.Debug("removing byline", slog.Any("node", inspectNode(node)))
+						if ps.debug {
+							passLogger.Debug("removing byline", slog.Any("node", inspectNode(node)))
+						}
 						node = ps.removeAndGetNext(node)
 						continue grabLoop
 					}
@@ -879,7 +891,9 @@ func (ps *Parser) grabArticle() *html.Node {
 				// tests and the bylines end up different.
 				if nChar := charCount(bylineText); nChar > 0 && nChar < 100 {
 					ps.articleByline = normalizeWhitespace(bylineText)
-					passLogger.Debug("removing byline", slog.Any("node", inspectNode(node)))
+					if ps.debug {
+						passLogger.Debug("removing byline", slog.Any("node", inspectNode(node)))
+					}
 					node = ps.removeAndGetNext(node)
 					continue
 				}
@@ -887,7 +901,9 @@ func (ps *Parser) grabArticle() *html.Node {
 
 			if shouldRemoveTitleHeader && ps.headerDuplicatesTitle(node) {
 				shouldRemoveTitleHeader = false
-				passLogger.Debug("removing heading that duplicates title", slog.String("title", ps.articleTitle), slog.Any("node", inspectNode(node)))
+				if ps.debug {
+					passLogger.Debug("removing heading that duplicates title", slog.String("title", ps.articleTitle), slog.Any("node", inspectNode(node)))
+				}
 				node = ps.removeAndGetNext(node)
 				continue
 			}
@@ -900,14 +916,18 @@ func (ps *Parser) grabArticle() *html.Node {
 					!re2go.MaybeItsACandidateNUL(matchNUL) &&
 					!ps.hasAncestorTag(node, "table", 3, nil) &&
 					!ps.hasAncestorTag(node, "code", 3, nil) {
-					passLogger.Debug("removing unlikely candidate", slog.Any("node", inspectNode(node)))
+					if ps.debug {
+						passLogger.Debug("removing unlikely candidate", slog.Any("node", inspectNode(node)))
+					}
 					node = ps.removeAndGetNext(node)
 					continue
 				}
 
 				role := dom.GetAttribute(node, "role")
 				if _, include := unlikelyRoles[role]; include {
-					passLogger.Debug("removing content due to role", slog.Any("node", inspectNode(node)))
+					if ps.debug {
+						passLogger.Debug("removing content due to role", slog.Any("node", inspectNode(node)))
+					}
 					node = ps.removeAndGetNext(node)
 					continue
 				}
@@ -919,7 +939,9 @@ func (ps *Parser) grabArticle() *html.Node {
 			case "div", "section", "header",
 				"h1", "h2", "h3", "h4", "h5", "h6":
 				if ps.isElementWithoutContent(node) {
-					passLogger.Debug("removing element with no content", slog.Any("node", inspectNode(node)))
+					if ps.debug {
+						passLogger.Debug("removing element with no content", slog.Any("node", inspectNode(node)))
+					}
 					node = ps.removeAndGetNext(node)
 					continue
 				}
@@ -941,9 +963,13 @@ func (ps *Parser) grabArticle() *html.Node {
 						if p != nil {
 							dom.AppendChild(p, childNode)
 						} else if !ps.isWhitespace(childNode) {
+							// Upstream put a copy of childNode (dom.Clone(childNode, true)) in p in its
+							// place: childNode itself takes it, as its copy would be, without a
+							// Namespace (the walk has not reached it, and nothing holds it).
 							p = dom.CreateElement("p")
-							dom.AppendChild(p, cloneDocument(childNode)) // dom.Clone(childNode, true), in two allocations
 							dom.ReplaceChild(node, p, childNode)
+							clearNamespaces(childNode)
+							p.AppendChild(childNode)
 						}
 					} else if p != nil {
 						for p.LastChild != nil && ps.isWhitespace(p.LastChild) {
@@ -973,7 +999,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				if ps.hasSingleTagInsideElement(node, "p") && ps.getLinkDensity(node) < 0.25 {
 					divID := dom.ID(node)
 					divClassName := className(node)
-					newNode := dom.Children(node)[0]
+					newNode := dom.FirstElementChild(node) // dom.Children(node)[0], without the list
 					node, _ = dom.ReplaceChild(node.Parent, newNode, node)
 					if divID != "" && dom.ID(node) == "" {
 						dom.SetAttribute(node, "id", divID)
@@ -1071,7 +1097,9 @@ func (ps *Parser) grabArticle() *html.Node {
 		for i := 0; i < len(candidates); i++ {
 			candidate := candidates[i]
 			candidateScore := ps.getContentScore(candidate) * (1 - links.density(candidate))
-			passLogger.Debug("scored candidate", slog.Float64("score", candidateScore), slog.Any("node", inspectNode(candidate)))
+			if ps.debug {
+				passLogger.Debug("scored candidate", slog.Float64("score", candidateScore), slog.Any("node", inspectNode(candidate)))
+			}
 			ps.setContentScore(candidate, candidateScore)
 		}
 
@@ -1237,7 +1265,9 @@ func (ps *Parser) grabArticle() *html.Node {
 				}
 
 				if ps.hasContentScore(sibling) && ps.getContentScore(sibling)+contentBonus >= siblingScoreThreshold {
-					ps.Logger.Debug("keeping sibling to content container due to content score", slog.Any("node", inspectNode(sibling)))
+					if ps.debug {
+						ps.Logger.Debug("keeping sibling to content container due to content score", slog.Any("node", inspectNode(sibling)))
+					}
 					appendNode = true
 				} else if dom.TagName(sibling) == "p" {
 					linkDensity := ps.getLinkDensity(sibling)
@@ -1246,11 +1276,15 @@ func (ps *Parser) grabArticle() *html.Node {
 					nodeLength := charCount(nodeContent)
 
 					if nodeLength > 80 && linkDensity < 0.25 {
-						ps.Logger.Debug("keeping sibling to content container due to text density", slog.Any("node", inspectNode(sibling)))
+						if ps.debug {
+							ps.Logger.Debug("keeping sibling to content container due to text density", slog.Any("node", inspectNode(sibling)))
+						}
 						appendNode = true
 					} else if nodeLength < 80 && nodeLength > 0 && linkDensity == 0 &&
 						rxSentencePeriod.MatchString(nodeContent) {
-						ps.Logger.Debug("keeping sibling to content container due to prose", slog.Any("node", inspectNode(sibling)))
+						if ps.debug {
+							ps.Logger.Debug("keeping sibling to content container due to prose", slog.Any("node", inspectNode(sibling)))
+						}
 						appendNode = true
 					}
 				}
@@ -1261,7 +1295,9 @@ func (ps *Parser) grabArticle() *html.Node {
 				// element, like a form or td tag. Turn it into a div
 				// so it doesn't get filtered out later by accident.
 				if indexOf(alterToDivExceptions, dom.TagName(sibling)) == -1 {
-					passLogger.Debug("converting node into a div", slog.Any("node", inspectNode(sibling)))
+					if ps.debug {
+						passLogger.Debug("converting node into a div", slog.Any("node", inspectNode(sibling)))
+					}
 					ps.setNodeTag(sibling, "div")
 				}
 
@@ -1272,7 +1308,9 @@ func (ps *Parser) grabArticle() *html.Node {
 				// it doesn't seem to be useful for our port.
 				// siblings = dom.Children(parentOfTopCandidate)
 			} else {
-				ps.Logger.Debug("discarding sibling to content container", slog.Any("node", inspectNode(sibling)))
+				if ps.debug {
+					ps.Logger.Debug("discarding sibling to content container", slog.Any("node", inspectNode(sibling)))
+				}
 			}
 		}
 
@@ -1370,7 +1408,7 @@ func (ps *Parser) grabArticle() *html.Node {
 func (ps *Parser) getJSONLD() map[string]string {
 	var metadata map[string]string
 
-	scripts := dom.QuerySelectorAll(ps.doc, `script[type="application/ld+json"]`)
+	scripts := ldJSONScripts(ps.doc)
 	ps.forEachNode(scripts, func(jsonLdElement *html.Node, _ int) {
 		if metadata != nil {
 			return
@@ -1520,6 +1558,25 @@ func (ps *Parser) getJSONLD() map[string]string {
 	})
 
 	return metadata
+}
+
+// ldJSONScripts is dom.QuerySelectorAll(doc, `script[type="application/ld+json"]`): the script
+// elements under doc with a type attribute of exactly that value, in document order, by one walk
+// rather than cascadia's matchers (compiled at every call) over every node.
+func ldJSONScripts(doc *html.Node) []*html.Node {
+	var out []*html.Node
+	for n := range allElements(doc) {
+		if n.Data != "script" {
+			continue
+		}
+		for _, a := range n.Attr {
+			if a.Key == "type" && a.Val == "application/ld+json" {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // getArticleMetadata attempts to get excerpt and byline
@@ -1959,37 +2016,46 @@ func (ps *Parser) cleanStyles(node *html.Node) {
 // content. This is the amount of text that is inside a link divided
 // by the total text in the node.
 func (ps *Parser) getLinkDensity(element *html.Node) float64 {
-	chars := &charCounter{}
-	var linkCharsWeighted float64
-
-	var walk func(*html.Node, *charCounter)
-	walk = func(n *html.Node, linkCounter *charCounter) {
-		if n.Type == html.TextNode {
-			t := ps.runs.run(n)
-			chars.add(t)
-			if linkCounter != nil {
-				linkCounter.add(t)
-			}
-			return
-		}
-		if n.Type == html.ElementNode && n.Data == "a" {
-			cc := &charCounter{}
-			linkCoefficient := getLinkDensityCoefficient(n)
-			defer func() {
-				linkCharsWeighted += float64(cc.Total) * linkCoefficient
-			}()
-			linkCounter = cc
-		}
-		for child := n.FirstChild; child != nil; child = child.NextSibling {
-			walk(child, linkCounter)
-		}
-	}
-	walk(element, nil)
-
-	if chars.Total == 0 {
+	w := linkCounts{runs: ps.runs}
+	w.walk(element, nil)
+	if w.chars.Total == 0 {
 		return 0
 	}
-	return linkCharsWeighted / float64(chars.Total)
+	return w.linkCharsWeighted / float64(w.chars.Total)
+}
+
+// linkCounts is what getLinkDensity's walk counts, in a struct on its caller's stack rather than
+// in the variables of a recursive closure (moved to the heap, with a closure deferred per link).
+type linkCounts struct {
+	runs              runCache
+	chars             charCounter
+	linkCharsWeighted float64
+}
+
+// walk counts n and its subtree; linkCounter is the counter of the link n is in, if any. A link's
+// weighted characters are added once its subtree is read, where upstream's deferred closure added
+// them (links nested in it first).
+func (w *linkCounts) walk(n *html.Node, linkCounter *charCounter) {
+	if n.Type == html.TextNode {
+		t := w.runs.run(n)
+		w.chars.add(t)
+		if linkCounter != nil {
+			linkCounter.add(t)
+		}
+		return
+	}
+	if n.Type == html.ElementNode && n.Data == "a" {
+		var link charCounter
+		linkCoefficient := getLinkDensityCoefficient(n)
+		for child := n.FirstChild; child != nil; child = child.NextSibling {
+			w.walk(child, &link)
+		}
+		w.linkCharsWeighted += float64(link.Total) * linkCoefficient
+		return
+	}
+	for child := n.FirstChild; child != nil; child = child.NextSibling {
+		w.walk(child, linkCounter)
+	}
 }
 
 // getLinkDensityCoefficient ensures that the text contents of links is scored lower for links
@@ -2011,24 +2077,27 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 
 	weight := 0
 
-	// Look for a special classname
+	// Look for a special classname (the matchers read up to a terminating null: one string with
+	// it serves the three of them).
 	if nodeClassName := className(node); nodeClassName != "" {
-		if re2go.IsNegativeClass(nodeClassName) {
+		matchNUL := nodeClassName + "\x00"
+		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
 
-		if re2go.IsPositiveClass(nodeClassName) {
+		if re2go.IsPositiveClassNUL(matchNUL) {
 			weight += 25
 		}
 	}
 
 	// Look for a special ID
 	if nodeID := dom.ID(node); nodeID != "" {
-		if re2go.IsNegativeClass(nodeID) {
+		matchNUL := nodeID + "\x00"
+		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
 
-		if re2go.IsPositiveClass(nodeID) {
+		if re2go.IsPositiveClassNUL(matchNUL) {
 			weight += 25
 		}
 	}
@@ -2346,97 +2415,16 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 			return false
 		}
 
-		innerTextSingle := ""
-		chars := &charCounter{}
-		textChars := &charCounter{}
-		listChars := &charCounter{}
-		var linkCharsWeighted float64
-		headingChars := &charCounter{}
-		commas := 0
-		pCount := 0
-		imgCount := 0
-		liCount := 0
-		inputCount := 0
-		embedCount := 0
-		hasVideoEmbed := false
-
-		// Walk the DOM under this node to determine element counts and various types of content
-		// densities. Most notably, this scans for:
-		// - overall character count
-		// - character count of text under <ul> and <ol>
-		// - character count of any heading text, e.g. <h1>
-		// - character count of text under <a>, weighted by href type
-		// - number of comma characters in text
-		var walk func(*html.Node, *charCounter, *charCounter, *charCounter, *charCounter)
-		walk = func(n *html.Node, textCounter, listCounter, headingCounter, linkCounter *charCounter) {
-			if n.Type == html.TextNode {
-				t := ps.runs.run(n)
-				chars.add(t)
-				commas += t.commas
-				if textCounter != nil {
-					textCounter.add(t)
-				}
-				if listCounter != nil {
-					listCounter.add(t)
-				}
-				if headingCounter != nil {
-					headingChars.add(t)
-				}
-				if linkCounter != nil {
-					linkCounter.add(t)
-				}
-				if t.nonSpace {
-					// If the character counter has incremented, this text has non-whitespace
-					// content. Save it so we can match it against rxAdWords below.
-					innerTextSingle = n.Data
-				}
-				return
-			}
-			if n.Type == html.ElementNode {
-				switch n.Data {
-				case "ul", "ol":
-					listCounter = listChars.ResetContext()
-				case "h1", "h2", "h3", "h4", "h5", "h6":
-					headingCounter = headingChars.ResetContext()
-				case "a":
-					cc := &charCounter{}
-					var linkCoefficient float64 = 0
-					// Dirty workaround primarily for Substack images: don't count text within links
-					// inside figcaption elements as being "linky" to avoid whole images being stripped.
-					if n.Parent.Data != "figcaption" {
-						linkCoefficient = getLinkDensityCoefficient(n)
-					}
-					defer func() {
-						linkCharsWeighted += float64(cc.Total) * linkCoefficient
-					}()
-					linkCounter = cc
-				case "p":
-					pCount++
-				case "img":
-					imgCount++
-				case "li":
-					liCount++
-				case "input":
-					inputCount++
-				case "object", "embed", "iframe":
-					embedCount++
-					if ps.isVideoEmbed(n) {
-						hasVideoEmbed = true
-					}
-				}
-				// separate switch statement because it has a lot of overlap with elements of above
-				switch n.Data {
-				case "blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "span", "li", "td":
-					textCounter = textChars.ResetContext()
-				}
-			}
-			for child := n.FirstChild; child != nil; child = child.NextSibling {
-				walk(child, textCounter, listCounter, headingCounter, linkCounter)
-			}
-		}
+		var w contentCounts
+		w.ps = ps
 		for child := node.FirstChild; child != nil; child = child.NextSibling {
-			walk(child, nil, nil, nil, nil)
+			w.walk(child, nil, nil, nil, nil)
 		}
+		innerTextSingle := w.innerTextSingle
+		chars, textChars, listChars, headingChars := &w.chars, &w.textChars, &w.listChars, &w.headingChars
+		linkCharsWeighted, commas := w.linkCharsWeighted, w.commas
+		pCount, imgCount, liCount, inputCount, embedCount := w.pCount, w.imgCount, w.liCount, w.inputCount, w.embedCount
+		hasVideoEmbed := w.hasVideoEmbed
 
 		if hasVideoEmbed {
 			return false
@@ -2520,6 +2508,102 @@ func (ps *Parser) cleanConditionally(element *html.Node, tag string) {
 
 		return false
 	})
+}
+
+// contentCounts is what cleanConditionally's walk of a node's subtree counts: the node's
+// characters, commas and elements, and the characters of its text, list, heading and link
+// contexts. Upstream kept them in variables of a recursive closure (each moved to the heap, and
+// a closure deferred per link: a dozen allocations per node cleaned); a struct of its own, on
+// the caller's stack, counts the same in the same order.
+type contentCounts struct {
+	ps *Parser
+
+	innerTextSingle                           string // the last text with a non-space rune
+	chars, textChars, listChars, headingChars charCounter
+	linkCharsWeighted                         float64
+	commas                                    int
+	pCount, imgCount, liCount, inputCount     int
+	embedCount                                int
+	hasVideoEmbed                             bool
+}
+
+// walk counts n and its subtree, with the counters of the contexts n is in (nil outside one).
+// Walk the DOM under this node to determine element counts and various types of content
+// densities. Most notably, this scans for:
+// - overall character count
+// - character count of text under <ul> and <ol>
+// - character count of any heading text, e.g. <h1>
+// - character count of text under <a>, weighted by href type
+// - number of comma characters in text
+func (w *contentCounts) walk(n *html.Node, textCounter, listCounter, headingCounter, linkCounter *charCounter) {
+	if n.Type == html.TextNode {
+		t := w.ps.runs.run(n)
+		w.chars.add(t)
+		w.commas += t.commas
+		if textCounter != nil {
+			textCounter.add(t)
+		}
+		if listCounter != nil {
+			listCounter.add(t)
+		}
+		if headingCounter != nil {
+			w.headingChars.add(t)
+		}
+		if linkCounter != nil {
+			linkCounter.add(t)
+		}
+		if t.nonSpace {
+			// If the character counter has incremented, this text has non-whitespace
+			// content. Save it so we can match it against rxAdWords below.
+			w.innerTextSingle = n.Data
+		}
+		return
+	}
+	// A link's own counter and coefficient: its weighted characters are added once its subtree
+	// is read, where upstream's deferred closure added them (links nested in it first).
+	var link charCounter
+	var linkCoefficient float64
+	isLink := false
+	if n.Type == html.ElementNode {
+		switch n.Data {
+		case "ul", "ol":
+			listCounter = w.listChars.ResetContext()
+		case "h1", "h2", "h3", "h4", "h5", "h6":
+			headingCounter = w.headingChars.ResetContext()
+		case "a":
+			// Dirty workaround primarily for Substack images: don't count text within links
+			// inside figcaption elements as being "linky" to avoid whole images being stripped.
+			if n.Parent.Data != "figcaption" {
+				linkCoefficient = getLinkDensityCoefficient(n)
+			}
+			isLink = true
+			linkCounter = &link
+		case "p":
+			w.pCount++
+		case "img":
+			w.imgCount++
+		case "li":
+			w.liCount++
+		case "input":
+			w.inputCount++
+		case "object", "embed", "iframe":
+			w.embedCount++
+			if w.ps.isVideoEmbed(n) {
+				w.hasVideoEmbed = true
+			}
+		}
+		// separate switch statement because it has a lot of overlap with elements of above
+		switch n.Data {
+		case "blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul", "span", "li", "td":
+			textCounter = w.textChars.ResetContext()
+		}
+	}
+	for child := n.FirstChild; child != nil; child = child.NextSibling {
+		w.walk(child, textCounter, listCounter, headingCounter, linkCounter)
+	}
+	if isLink {
+		w.linkCharsWeighted += float64(link.Total) * linkCoefficient
+	}
 }
 
 // cleanHeaders cleans out spurious headers from an Element.

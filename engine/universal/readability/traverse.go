@@ -216,48 +216,46 @@ func (c *charCounter) ResetContext() *charCounter {
 // text. Leading and trailing whitespace is not counted, nor are consecutive
 // runs of whitespace.
 func countCharsAndCommas(node *html.Node, runs runCache) (int, int) {
-	chars := &charCounter{}
-	commas := 0
-
 	// Walk the node and its descendants to count all non-space characters and
 	// different comma variants separately.
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			t := runs.run(n)
-			chars.add(t)
-			commas += t.commas
-			return
-		}
-		for child := n.FirstChild; child != nil; child = child.NextSibling {
-			walk(child)
-		}
-	}
-	walk(node)
-
-	return chars.Total, commas
+	w := charWalk{runs: runs}
+	w.walk(node)
+	return w.chars.Total, w.commas
 }
 
 // countCharsUpTo is the characters countCharsAndCommas counts under node when they are fewer than
 // limit, or a number from limit up otherwise (the count only grows as texts are added, so the walk
 // stops there).
 func countCharsUpTo(node *html.Node, limit int, runs runCache) int {
-	chars := &charCounter{}
-	var walk func(*html.Node) bool
-	walk = func(n *html.Node) bool {
-		if n.Type == html.TextNode {
-			chars.add(runs.run(n))
-			return chars.Total >= limit
-		}
-		for child := n.FirstChild; child != nil; child = child.NextSibling {
-			if walk(child) {
-				return true
-			}
-		}
-		return false
+	w := charWalk{runs: runs, limit: limit, limited: true}
+	w.walk(node)
+	return w.chars.Total
+}
+
+// charWalk counts the characters and commas of the texts under a node, in a struct on its
+// caller's stack rather than in the variables of a recursive closure (moved to the heap).
+type charWalk struct {
+	runs    runCache
+	limit   int  // the count at which the walk stops,
+	limited bool // if there is one
+	chars   charCounter
+	commas  int
+}
+
+// walk adds n's texts, and reports whether the count reached the limit.
+func (w *charWalk) walk(n *html.Node) bool {
+	if n.Type == html.TextNode {
+		t := w.runs.run(n)
+		w.chars.add(t)
+		w.commas += t.commas
+		return w.limited && w.chars.Total >= w.limit
 	}
-	walk(node)
-	return chars.Total
+	for child := n.FirstChild; child != nil; child = child.NextSibling {
+		if w.walk(child) {
+			return true
+		}
+	}
+	return false
 }
 
 // commasAtLeast reports whether the texts under node hold k commas or more, as scanText counts
@@ -354,6 +352,15 @@ func (s *slabs) clone(src *html.Node) *html.Node {
 	}
 	n.LastChild = last
 	return n
+}
+
+// clearNamespaces sets the Namespace of n and of every node under it to "", as dom.Clone leaves
+// them in the copy it makes.
+func clearNamespaces(n *html.Node) {
+	n.Namespace = ""
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		clearNamespaces(c)
+	}
 }
 
 // getElementsByTagName is dom.GetElementsByTagName: the elements under root (not root) named

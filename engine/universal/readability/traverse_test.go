@@ -482,3 +482,39 @@ func FuzzCleanTags(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLDJSONScripts: ldJSONScripts lists what dom.QuerySelectorAll lists for
+// script[type="application/ld+json"], under every node of a page.
+func FuzzLDJSONScripts(f *testing.F) {
+	for _, s := range []string{
+		"",
+		`<script type="application/ld+json">{}</script><p><script type="application/ld+json" type="x">[]</script>`,
+		`<svg><script type="application/ld+json">1</script></svg><script TYPE="application/ld+json"></script>`,
+		`<script type="Application/ld+json"></script><script type="application/ld+json ">2</script><script type=x type="application/ld+json">`,
+		`<div><noscript><script type="application/ld+json">3</script></noscript></div>`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		doc, err := htmlparse.Parse([]byte(page))
+		if err != nil {
+			return
+		}
+		var walk func(n *html.Node)
+		walk = func(n *html.Node) {
+			got, want := ldJSONScripts(n), dom.QuerySelectorAll(n, `script[type="application/ld+json"]`)
+			if len(got) != len(want) {
+				t.Fatalf("under a %q node: %d scripts, want %d", n.Data, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("under a %q node: script %d differs", n.Data, i)
+				}
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(doc)
+	})
+}

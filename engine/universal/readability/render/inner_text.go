@@ -116,6 +116,14 @@ func writeWords(tb *innerTextBuilder, s string) {
 				i++
 				continue
 			}
+			if c == ' ' && startOfWord >= 0 && i+1 < len(s) && s[i+1] < utf8.RuneSelf && !asciiSpace[s[i+1]] {
+				// One space between two words: WriteWord of the first, QueueSpace and WriteWord
+				// of the second write the two with one space between, and leave tb as WriteWord
+				// of the whole would: the word goes on (one WriteWord per run of prose, not per
+				// word).
+				i++
+				continue
+			}
 			if startOfWord >= 0 {
 				tb.WriteWord(s[startOfWord:i])
 				startOfWord = -1

@@ -2,10 +2,11 @@
 package re2go
 
 // Original pattern: (?i)article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story
-func IsPositiveClass(input string) bool {
+// IsPositiveClassNUL reports whether input matches up to its last byte, the terminating null
+// the caller appended: the caller builds its input once for the three matchers, so none copies it.
+func IsPositiveClassNUL(input string) bool {
 	var cursor, marker int
-	input += string(rune(0)) // add terminating null
-	limit := len(input) - 1  // limit points at the terminating null
+	limit := len(input) - 1 // limit points at the terminating null
 	_ = marker
 
 	for {
@@ -530,22 +531,23 @@ func IsPositiveClass(input string) bool {
 	}
 }
 
-// For IsNegativeClass, its original pattern is like this:
+// For IsNegativeClassNUL, its original pattern is like this:
 // (?i)-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|meta|outbrain|promo|related|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget
 //
 // Unfortunately, re2go doesn't handle anchor like ^ and $ internally, so for convenience
 // I'll split that pattern into two:
 // - `(^| )(hid|hidden|d-none)( |$)`
 // - `-ad-|banner|combx|comment|com-|contact|footer|gdpr|masthead|meta|outbrain|promo|related|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget`
-func IsNegativeClass(input string) bool {
-	return isNegativeClass1(input) || isNegativeClass2(input)
+// IsNegativeClassNUL reports whether input matches up to its last byte, the terminating null
+// the caller appended: the caller builds its input once for the three matchers, so none copies it.
+func IsNegativeClassNUL(input string) bool {
+	return isNegativeClass1NUL(input) || isNegativeClass2NUL(input)
 }
 
 // This one handle: `(^| )(hid|hidden|d-none)( |$)`
-func isNegativeClass1(input string) bool {
+func isNegativeClass1NUL(input string) bool {
 	var cursor, marker int
-	input += string(rune(0)) // add terminating null
-	limit := len(input) - 1  // limit points at the terminating null
+	limit := len(input) - 1 // limit points at the terminating null
 	_ = marker
 
 	// Variable for capturing parentheses (twice the number of groups).
@@ -1138,10 +1140,9 @@ func isNegativeClass1(input string) bool {
 }
 
 // This one handle: `-ad-|banner|combx|comment|com-|contact|footer|gdpr|masthead|meta|outbrain|promo|related|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget`
-func isNegativeClass2(input string) bool {
+func isNegativeClass2NUL(input string) bool {
 	var cursor, marker int
-	input += string(rune(0)) // add terminating null
-	limit := len(input) - 1  // limit points at the terminating null
+	limit := len(input) - 1 // limit points at the terminating null
 	_ = marker
 
 	for {
