@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
@@ -661,6 +662,7 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 	out.bodyRe = xpatheval.NewBodyRegexp(c.regex(&m.BodyMatches, "body_matches"))
 	out.finalURL = c.regex(&m.FinalURL, "final_url")
 	out.expr = c.exprBool(&m.Expr, "match expr")
+	out.exprBody = out.expr != nil && mayReadBody(out.expr.Node())
 	for _, x := range []bool{len(m.Any) > 0, len(m.All) > 0, m.Not != nil, len(m.Status) > 0, m.XPath != "", m.BodyContains != "", m.BodyMatches != "", m.FinalURL != "", m.Expr != ""} {
 		if x {
 			n++
@@ -676,6 +678,26 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 		})
 	}
 	return out
+}
+
+// mayReadBody reports whether an expression may read a step's body: it names "body" (as the
+// member steps.page.body, an identifier or a string that may be a key). Over-reporting only moves
+// a part later.
+func mayReadBody(n ast.Node) bool {
+	v := bodyVisitor{}
+	ast.Walk(&n, &v)
+	return v.found
+}
+
+type bodyVisitor struct{ found bool }
+
+func (v *bodyVisitor) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.StringNode:
+		v.found = v.found || x.Value == "body"
+	case *ast.IdentifierNode:
+		v.found = v.found || x.Value == "body"
+	}
 }
 
 func b2i(b bool) int {

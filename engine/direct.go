@@ -48,6 +48,8 @@ type frame struct {
 	env  map[string]any
 	args []any
 	top  int // args[top:] is free
+	// elem is the element a predicate is evaluated for (#), set by the builtin running it.
+	elem any
 }
 
 func newFrame() *frame { return &frame{} }
@@ -177,7 +179,16 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 			}
 		}
 		return callOf(fn.Func, args, false)
+	case *ast.PointerNode:
+		// # in a predicate; #index, #acc and the like are the VM's.
+		if x.Name != "" {
+			return nil
+		}
+		return func(f *frame) (any, state) { return f.elem, stOK }
 	case *ast.BuiltinNode:
+		if x.Name == "count" {
+			return directCount(x, fns)
+		}
 		// The builtins without a predicate (int, float, string, len, lower, ...): the compiler
 		// emits a plain call of their Fast or Func form. Safe forms count memory, which is left to
 		// the VM.
@@ -297,6 +308,50 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		}
 	}
 	return nil
+}
+
+// directCount is count(list, predicate) over a []any, as the VM runs it: the predicate is
+// evaluated for each element in order and must give a bool (the VM panics otherwise), and the
+// answer is an int. count(items, !#.is_sponsored) runs once per card of a list page, over the cards
+// before it. The forms the optimizer gives an early exit (count(...) > n) and other collections
+// are the VM's.
+func directCount(x *ast.BuiltinNode, fns map[string]*builtin.Function) dnode {
+	if len(x.Arguments) != 2 || x.Threshold != nil {
+		return nil
+	}
+	pred, ok := x.Arguments[1].(*ast.PredicateNode)
+	if !ok {
+		return nil
+	}
+	coll, body := directNode(x.Arguments[0], fns), directNode(pred.Node, fns)
+	if coll == nil || body == nil {
+		return nil
+	}
+	return func(f *frame) (any, state) {
+		c, st := coll(f)
+		if st != stOK {
+			return nil, st
+		}
+		l, ok := c.([]any)
+		if !ok {
+			return nil, stFail
+		}
+		prev := f.elem
+		defer func() { f.elem = prev }()
+		n := 0
+		for _, e := range l {
+			f.elem = e
+			v, st := body(f)
+			b, ok := v.(bool)
+			if st != stOK || !ok {
+				return nil, stFail
+			}
+			if b {
+				n++
+			}
+		}
+		return n, stOK
+	}
 }
 
 // directArgs are the direct forms of args, or nil when one has none.

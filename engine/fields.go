@@ -12,6 +12,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"asa/engine/errcode"
+	"asa/engine/funcs"
 )
 
 // childEnv returns a copy of the run environment for one object: fields, item, index and items are
@@ -442,6 +443,10 @@ func coerce(v any, kind, elem fieldKind, base *url.URL) (any, error) {
 			return nil, fmt.Errorf("want a URL, got %T", v)
 		}
 		s = strings.TrimSpace(s)
+		if funcs.PlainAbsURL(s) {
+			// What the round trip below gives back (an absolute reference ignores base).
+			return s, nil
+		}
 		u, err := url.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("bad URL %q", short(s))

@@ -124,6 +124,9 @@ type matcher struct {
 	bodyRe       *xpatheval.BodyRegexp
 	finalURL     *regexp.Regexp
 	expr         *vm.Program
+	// exprBody: expr may read a step's body (steps.page.body contains "..."), a scan of the
+	// whole page like body_contains, so it is ordered with the body searches.
+	exprBody bool
 }
 
 type selKind int

@@ -690,8 +690,9 @@ func (r *run) checkRules(st *step, sr *stepResult, statusOnly bool) (*rule, erro
 
 // matches reports whether every part of m holds for sr. The parts are pure, so their order only
 // decides the work: the body searches, which read the whole body on the pages they do not match
-// (most pages, a few hundred microseconds a megabyte each), come after the checks that can settle
-// the rule without them (compileMatch orders all and any the same way).
+// (most pages, a few hundred microseconds a megabyte each), and an expr that may read a body
+// (steps.page.body contains "..."), come after the checks that can settle the rule without them
+// (compileMatch orders all and any the same way).
 func (r *run) matches(m *matcher, sr *stepResult) bool {
 	if m == nil {
 		return false
@@ -715,11 +716,8 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 			return false
 		}
 	}
-	if m.expr != nil {
-		v, err := r.machine.Run(m.expr, r.env)
-		if b, _ := v.(bool); err != nil || !b {
-			return false
-		}
+	if m.expr != nil && !m.exprBody && !r.matchExpr(m) {
+		return false
 	}
 	if m.not != nil && r.matches(m.not, sr) {
 		return false
@@ -741,6 +739,9 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 			return false
 		}
 	}
+	if m.expr != nil && m.exprBody && !r.matchExpr(m) {
+		return false
+	}
 	if m.bodyContains != nil && m.bodyContains.Index(sr.body) < 0 {
 		return false
 	}
@@ -750,12 +751,19 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 	return true
 }
 
+// matchExpr reports whether m's expr holds.
+func (r *run) matchExpr(m *matcher) bool {
+	v, err := r.machine.Run(m.expr, r.env)
+	b, _ := v.(bool)
+	return err == nil && b
+}
+
 // searchesBody reports whether checking m may search the response body.
 func (m *matcher) searchesBody() bool {
 	if m == nil {
 		return false
 	}
-	if m.bodyContains != nil || m.bodyRe != nil || m.not.searchesBody() {
+	if m.bodyContains != nil || m.bodyRe != nil || m.exprBody || m.not.searchesBody() {
 		return true
 	}
 	return slices.ContainsFunc(m.all, (*matcher).searchesBody) || slices.ContainsFunc(m.any, (*matcher).searchesBody)

@@ -32,6 +32,20 @@ func absURLIn(ref, base string, bs *Bases) (string, bool) {
 	if ref == "" {
 		return "", false
 	}
+	if PlainAbsURL(ref) {
+		return ref, true
+	}
+	if len(ref) > 2 && ref[0] == '/' && ref[1] == '/' {
+		// A protocol-relative reference takes the base's scheme (http or https, lower-cased by
+		// url.Parse), or https without a base: either way the scheme and ref, when that is plain.
+		scheme := "https"
+		if b := bs.parse(base); b != nil {
+			scheme = b.Scheme
+		}
+		if abs := scheme + ":" + ref; PlainAbsURL(abs) {
+			return abs, true
+		}
+	}
 	u, err := url.Parse(ref)
 	if err != nil {
 		return "", false

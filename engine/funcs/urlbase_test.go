@@ -68,6 +68,15 @@ var absURLSeeds = [][2]string{
 	{"/ü?ä=ö#€", "https://bücher.example/ä"},
 	{"\u00a0/x\u200b", "https://example.com/"},
 	{";a", "https://example.com/b;c?d"},
+	{"//www.aliexpress.com/item/x/32802190624.html?ws_ab_test=a_0,b_4&btsid=12df", "http://www.aliexpress.com/"},
+	{"//www.aliexpress.com/item/x/32802190624.html?ws_ab_test=a_0,b_4&btsid=12df", "https://www.aliexpress.com/"},
+	{"//www.aliexpress.com/item/x/32802190624.html?ws_ab_test=a_0,b_4&btsid=12df", "ftp://x/"},
+	{"//a.b/x/../y", "https://example.com/"},
+	{"//a.b:81/y", ""},
+	{"//", "https://example.com/"},
+	{"///x", "https://example.com/"},
+	{"https://a.b/c?d", "https://example.com/"},
+	{"http://a.b", ""},
 }
 
 func TestAbsURLIsTheOld(t *testing.T) {

@@ -1,0 +1,97 @@
+package funcs
+
+import (
+	"net/url"
+	"testing"
+)
+
+// netURLRoundTrip is what net/url makes of s taken as an absolute URL: parsed, resolved against
+// base when there is one, written back; ok false when it does not parse.
+func netURLRoundTrip(s string, base *url.URL) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", false
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	return u.String(), true
+}
+
+var plainURLCases = []struct {
+	s     string
+	plain bool
+}{
+	{"https://www.aliexpress.com/item/6-Style/32802190624.html?ws_ab_test=searchweb0_0,searchweb201602_4&btsid=12df&algo_pvid=27-4", true},
+	{"https://ae01.alicdn.com/kf/UTB8GbkceOaMiuJk43PTq6ySmXXaI/2017-Little-.jpg_220x220.jpg", true},
+	{"http://a.b", true},
+	{"https://a.b/", true},
+	{"https://a.b?", true},
+	{"https://a.b/?", true},
+	{"https://a.b//x//", true},
+	{"https://A.B/X...Y/...", true},
+	{"https://a.b/x;y=1,2:3@4$5&6+7~_", true},
+	{"https://a.b/x?q=%zz&r=/../", true},
+	{"https://a.b/x?q=a?b", true},
+	{"https://", false},
+	{"https:///x", false},
+	{"HTTPS://a.b/", false},
+	{"ftp://a.b/", false},
+	{"https://a.b:8080/", false},
+	{"https://u@a.b/", false},
+	{"https://[::1]/", false},
+	{"https://a.b/./x", false},
+	{"https://a.b/x/..", false},
+	{"https://a.b/x/.", false},
+	{"https://a.b/..", false},
+	{"https://a.b/%41", false},
+	{"https://a.b/a b", false},
+	{"https://a.b/ü", false},
+	{"https://a.b/x#f", false},
+	{"https://a.b/x?y#f", false},
+	{"https://a.b/x?y z", false},
+	{"https://a.b/x!", false},
+	{"https://a.b/x(1)", false},
+	{"https://a.b/x'", false},
+	{"https://a.b/x*", false},
+	{"https://a.b\\x", false},
+	{"https://a_b.c/", false},
+	{" https://a.b/", false},
+}
+
+func TestPlainAbsURL(t *testing.T) {
+	base, _ := url.Parse("https://base.example/a/b?c=d")
+	for _, c := range plainURLCases {
+		if got := PlainAbsURL(c.s); got != c.plain {
+			t.Errorf("PlainAbsURL(%q) = %v, want %v", c.s, got, c.plain)
+		}
+		checkPlain(t, c.s, base)
+	}
+}
+
+// checkPlain fails when s is taken as plain and net/url does not give it back unchanged.
+func checkPlain(t *testing.T, s string, base *url.URL) {
+	t.Helper()
+	if !PlainAbsURL(s) {
+		return
+	}
+	for _, b := range []*url.URL{nil, base} {
+		if got, ok := netURLRoundTrip(s, b); !ok || got != s {
+			t.Fatalf("PlainAbsURL(%q) but net/url gives %q, %v (base %v)", s, got, ok, b)
+		}
+	}
+}
+
+// FuzzPlainAbsURL: every string PlainAbsURL accepts is net/url's fixed point.
+func FuzzPlainAbsURL(f *testing.F) {
+	for _, c := range plainURLCases {
+		f.Add(c.s)
+	}
+	base, _ := url.Parse("http://base.example/a/b?c=d")
+	f.Fuzz(func(t *testing.T, s string) {
+		checkPlain(t, s, base)
+		// The same with an http(s) prefix, so that the fuzzer spends its time past the scheme.
+		checkPlain(t, "https://"+s, base)
+		checkPlain(t, "http://a.b/"+s, base)
+	})
+}
