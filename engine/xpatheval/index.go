@@ -492,61 +492,71 @@ type docIndex struct {
 	attrs  map[string][]*html.Node
 	tags   map[string][]*html.Node
 	joined map[string]*joinedAttr // by attribute name (see fastBranch.need)
+
+	// all is every element of the document in document order, and end[i] the index past the last
+	// of all[i]'s descendants: the elements under a list item are all[i+1:end[i]], which its fields
+	// scan (see subtree) without a walk of their own, and the item's joined values are a range of
+	// the document's (joinedAttr.pos).
+	all []*html.Node
+	end []int32
+
+	// cursor is where the last item was found in all: items come in document order, so each is
+	// looked for from the previous one's place.
+	cursor int
+}
+
+// find returns the index of the element n in all, or -1. Items are mostly looked up in document
+// order, so the search runs forward from the last one found and then backward: pointer
+// comparisons over the page's elements at worst, and a few per item in the usual case.
+func (idx *docIndex) find(n *html.Node) int {
+	for i := idx.cursor; i < len(idx.all); i++ {
+		if idx.all[i] == n {
+			idx.cursor = i
+			return i
+		}
+	}
+	for i := min(idx.cursor, len(idx.all)) - 1; i >= 0; i-- {
+		if idx.all[i] == n {
+			idx.cursor = i
+			return i
+		}
+	}
+	return -1
 }
 
 func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	want.lists()
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}}
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{},
+		all: make([]*html.Node, 0, 1024), end: make([]int32, 0, 1024)}
 	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
-	for n := root; n != nil; n = nextNode(n, root) {
-		if n.Type != html.ElementNode {
+	var open []int32 // the indexes in all of the elements the walk is inside
+	for n := root; n != nil; {
+		if n.Type == html.ElementNode {
+			idx.index(n, want, byTag, &key)
+			open = append(open, int32(len(idx.all)))
+			idx.all, idx.end = append(idx.all, n), append(idx.end, 0)
+		}
+		if n.FirstChild != nil {
+			n = n.FirstChild
 			continue
 		}
-		for i, a := range want.tagAtoms {
-			if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
-				// Past maxNativeCandidates a list only says there are too many for the index.
-				if len(byTag[i]) <= maxNativeCandidates {
-					byTag[i] = append(byTag[i], n)
-				}
+		// Leaving n's subtree, and each ancestor's whose last child it is.
+		for {
+			if n.Type == html.ElementNode {
+				i := open[len(open)-1]
+				open = open[:len(open)-1]
+				idx.end[i] = int32(len(idx.all))
+			}
+			if n == root {
+				n = nil
 				break
 			}
-		}
-		for _, a := range n.Attr {
-			// Most attributes (style, href, src...) have a length no wanted name has: passed
-			// over without comparing names.
-			if l := len(a.Key); l < 128 && want.attrLens[l>>6]&(1<<(l&63)) == 0 || l >= 128 && !want.attrLong {
-				continue
-			}
-			for i, name := range want.attrNames {
-				if a.Key != name {
-					continue
-				}
-				if want.attrVals[i].join {
-					j := idx.joined[name]
-					if j == nil {
-						// sized for a large page's classes: a dozen growths otherwise
-						j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024)}
-						idx.joined[name] = j
-					}
-					if k := len(j.elems); k == 0 || j.elems[k-1] != n {
-						j.elems, j.starts = append(j.elems, n), append(j.starts, len(j.vals))
-					}
-					j.vals = append(append(j.vals, a.Val...), 0)
-				}
-				if p := want.attrVals[i].presence; p != "" {
-					// once, though foreign content can have href and xlink:href, both keyed href
-					if l := idx.attrs[p]; len(l) == 0 || l[len(l)-1] != n {
-						idx.attrs[p] = append(l, n)
-					}
-				}
-				if want.attrVals[i].has(a.Val) {
-					key = append(append(append(key[:0], a.Key...), 0), a.Val...)
-					k := string(key)
-					idx.attrs[k] = append(idx.attrs[k], n)
-				}
+			if n.NextSibling != nil {
+				n = n.NextSibling
 				break
 			}
+			n = n.Parent
 		}
 	}
 	for i, t := range want.tagNames {
@@ -555,6 +565,56 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 		}
 	}
 	return idx
+}
+
+// index records the element n, about to be appended to all, under what want asks for.
+func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, key *[]byte) {
+	for i, a := range want.tagAtoms {
+		if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
+			// Past maxNativeCandidates a list only says there are too many for the index.
+			if len(byTag[i]) <= maxNativeCandidates {
+				byTag[i] = append(byTag[i], n)
+			}
+			break
+		}
+	}
+	for _, a := range n.Attr {
+		// Most attributes (style, href, src...) have a length no wanted name has: passed
+		// over without comparing names.
+		if l := len(a.Key); l < 128 && want.attrLens[l>>6]&(1<<(l&63)) == 0 || l >= 128 && !want.attrLong {
+			continue
+		}
+		for i, name := range want.attrNames {
+			if a.Key != name {
+				continue
+			}
+			if want.attrVals[i].join {
+				j := idx.joined[name]
+				if j == nil {
+					// sized for a large page's classes: a dozen growths otherwise
+					j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024), pos: make([]int32, 0, 1024)}
+					idx.joined[name] = j
+				}
+				if k := len(j.elems); k == 0 || j.elems[k-1] != n {
+					j.elems, j.starts = append(j.elems, n), append(j.starts, len(j.vals))
+					j.pos = append(j.pos, int32(len(idx.all)))
+				}
+				j.vals = append(append(j.vals, a.Val...), 0)
+			}
+			if p := want.attrVals[i].presence; p != "" {
+				// once, though foreign content can have href and xlink:href, both keyed href
+				if l := idx.attrs[p]; len(l) == 0 || l[len(l)-1] != n {
+					idx.attrs[p] = append(l, n)
+				}
+			}
+			if want.attrVals[i].has(a.Val) {
+				*key = append(append(append((*key)[:0], a.Key...), 0), a.Val...)
+				k := string(*key)
+				idx.attrs[k] = append(idx.attrs[k], n)
+			}
+			break
+		}
+	}
 }
 
 // nextNode walks the tree in document order without recursion.
