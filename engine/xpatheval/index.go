@@ -535,7 +535,7 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 		if n.Type == html.ElementNode {
 			idx.index(n, want, byTag, &key)
 			open = append(open, int32(len(idx.all)))
-			idx.all, idx.end = append(idx.all, n), append(idx.end, 0)
+			idx.all, idx.end = append(doubled(idx.all, 1), n), append(doubled(idx.end, 1), 0)
 		}
 		if n.FirstChild != nil {
 			n = n.FirstChild
@@ -567,6 +567,17 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	return idx
 }
 
+// doubled returns s with room for n more, doubling its capacity when it has too little: append
+// grows a slice past 256 elements by a quarter, and the index's lists (the element list, the joined
+// class values of a marketplace page) were copied a dozen times on their way to their length,
+// allocating five times their size.
+func doubled[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(n, cap(s)))
+}
+
 // index records the element n, about to be appended to all, under what want asks for.
 func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, key *[]byte) {
 	for i, a := range want.tagAtoms {
@@ -596,10 +607,10 @@ func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, 
 					idx.joined[name] = j
 				}
 				if k := len(j.elems); k == 0 || j.elems[k-1] != n {
-					j.elems, j.starts = append(j.elems, n), append(j.starts, len(j.vals))
-					j.pos = append(j.pos, int32(len(idx.all)))
+					j.elems, j.starts = append(doubled(j.elems, 1), n), append(doubled(j.starts, 1), len(j.vals))
+					j.pos = append(doubled(j.pos, 1), int32(len(idx.all)))
 				}
-				j.vals = append(append(j.vals, a.Val...), 0)
+				j.vals = append(append(doubled(j.vals, len(a.Val)+1), a.Val...), 0)
 			}
 			if p := want.attrVals[i].presence; p != "" {
 				// once, though foreign content can have href and xlink:href, both keyed href
