@@ -493,12 +493,10 @@ type docIndex struct {
 	tags   map[string][]*html.Node
 	joined map[string]*joinedAttr // by attribute name (see fastBranch.need)
 
-	// all is every element of the document in document order, and end[i] the index past the last
-	// of all[i]'s descendants: the elements under a list item are all[i+1:end[i]], which its fields
-	// scan (see subtree) without a walk of their own, and the item's joined values are a range of
-	// the document's (joinedAttr.pos).
+	// all is every element of the document in document order: the elements under a list item are
+	// a range of it (see after), which its fields scan (see subtree) without a walk of their own,
+	// and the item's joined values are a range of the document's (joinedAttr.pos).
 	all []*html.Node
-	end []int32
 
 	// cursor is where the last item was found in all: items come in document order, so each is
 	// looked for from the previous one's place.
@@ -524,39 +522,41 @@ func (idx *docIndex) find(n *html.Node) int {
 	return -1
 }
 
+// after returns the index in all past the last descendant of all[i]: where the first element that
+// follows its subtree is, found by a scan of the subtree's elements (what a walk of the item would
+// have visited, as pointer comparisons).
+func (idx *docIndex) after(i int) int {
+	var next *html.Node
+	for m := idx.all[i]; m != nil && m != idx.root; m = m.Parent {
+		if m.NextSibling != nil {
+			next = m.NextSibling
+			break
+		}
+	}
+	for next != nil && next.Type != html.ElementNode {
+		next = nextNode(next, idx.root)
+	}
+	if next == nil {
+		return len(idx.all)
+	}
+	for k := i + 1; k < len(idx.all); k++ {
+		if idx.all[k] == next {
+			return k
+		}
+	}
+	return len(idx.all)
+}
+
 func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	want.lists()
 	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{},
-		all: make([]*html.Node, 0, 1024), end: make([]int32, 0, 1024)}
+		all: make([]*html.Node, 0, 1024)}
 	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
-	var open []int32 // the indexes in all of the elements the walk is inside
-	for n := root; n != nil; {
+	for n := root; n != nil; n = nextNode(n, root) {
 		if n.Type == html.ElementNode {
 			idx.index(n, want, byTag, &key)
-			open = append(open, int32(len(idx.all)))
-			idx.all, idx.end = append(doubled(idx.all, 1), n), append(doubled(idx.end, 1), 0)
-		}
-		if n.FirstChild != nil {
-			n = n.FirstChild
-			continue
-		}
-		// Leaving n's subtree, and each ancestor's whose last child it is.
-		for {
-			if n.Type == html.ElementNode {
-				i := open[len(open)-1]
-				open = open[:len(open)-1]
-				idx.end[i] = int32(len(idx.all))
-			}
-			if n == root {
-				n = nil
-				break
-			}
-			if n.NextSibling != nil {
-				n = n.NextSibling
-				break
-			}
-			n = n.Parent
+			idx.all = append(doubled(idx.all, 1), n)
 		}
 	}
 	for i, t := range want.tagNames {

@@ -904,7 +904,7 @@ func (t *subtree) list() []*html.Node {
 		t.built = true
 		if t.doc != nil {
 			if i := t.doc.find(t.node); i >= 0 {
-				t.lo, t.hi = i+1, int(t.doc.end[i])
+				t.lo, t.hi = i+1, t.doc.after(i)
 				t.elems = t.doc.all[t.lo:t.hi:t.hi]
 				return t.elems
 			}
