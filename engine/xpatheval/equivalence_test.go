@@ -793,7 +793,7 @@ func TestItemFromDocumentIndex(t *testing.T) {
 				elems = append(elems, n)
 			}
 		}
-		if !slices.Equal(elems, idx.all) {
+		if !slices.Equal(elems, idx.elements()) {
 			t.Fatalf("%s: the index's elements are not the document's in order", page)
 		}
 		order := make([]int, 0, 3*len(elems))

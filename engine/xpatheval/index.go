@@ -493,20 +493,48 @@ type docIndex struct {
 	tags   map[string][]*html.Node
 	joined map[string]*joinedAttr // by attribute name (see fastBranch.need)
 
-	// all is every element of the document in document order: the elements under a list item are
-	// a range of it (see after), which its fields scan (see subtree) without a walk of their own,
-	// and the item's joined values are a range of the document's (joinedAttr.pos).
-	all []*html.Node
+	// all is every element of the document in document order, listed when a list item is first
+	// read (a page without items pays nothing): the elements under an item are a range of it (see
+	// after), which its fields scan (see subtree) without a walk of their own, and the item's
+	// joined values are a range of the document's (joinedAttr.pos).
+	all    []*html.Node
+	listed bool
 
 	// cursor is where the last item was found in all: items come in document order, so each is
 	// looked for from the previous one's place.
 	cursor int
 }
 
+// elements lists all, and where each joined element is in it, once.
+func (idx *docIndex) elements() []*html.Node {
+	if idx.listed {
+		return idx.all
+	}
+	idx.listed = true
+	for n := idx.root; n != nil; n = nextNode(n, idx.root) {
+		if n.Type == html.ElementNode {
+			idx.all = append(doubled(idx.all, 1), n)
+		}
+	}
+	for _, j := range idx.joined {
+		// both in document order: one merge
+		j.pos = make([]int32, len(j.elems))
+		k := 0
+		for i, n := range idx.all {
+			if k < len(j.elems) && j.elems[k] == n {
+				j.pos[k] = int32(i)
+				k++
+			}
+		}
+	}
+	return idx.all
+}
+
 // find returns the index of the element n in all, or -1. Items are mostly looked up in document
 // order, so the search runs forward from the last one found and then backward: pointer
 // comparisons over the page's elements at worst, and a few per item in the usual case.
 func (idx *docIndex) find(n *html.Node) int {
+	idx.elements()
 	for i := idx.cursor; i < len(idx.all); i++ {
 		if idx.all[i] == n {
 			idx.cursor = i
@@ -556,7 +584,6 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	for n := root; n != nil; n = nextNode(n, root) {
 		if n.Type == html.ElementNode {
 			idx.index(n, want, byTag, &key)
-			idx.all = append(doubled(idx.all, 1), n)
 		}
 	}
 	for i, t := range want.tagNames {
@@ -578,7 +605,7 @@ func doubled[T any](s []T, n int) []T {
 	return slices.Grow(s, max(n, cap(s)))
 }
 
-// index records the element n, about to be appended to all, under what want asks for.
+// index records the element n under what want asks for.
 func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, key *[]byte) {
 	for i, a := range want.tagAtoms {
 		if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
@@ -603,12 +630,11 @@ func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, 
 				j := idx.joined[name]
 				if j == nil {
 					// sized for a large page's classes: a dozen growths otherwise
-					j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024), pos: make([]int32, 0, 1024)}
+					j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024)}
 					idx.joined[name] = j
 				}
 				if k := len(j.elems); k == 0 || j.elems[k-1] != n {
 					j.elems, j.starts = append(doubled(j.elems, 1), n), append(doubled(j.starts, 1), len(j.vals))
-					j.pos = append(doubled(j.pos, 1), int32(len(idx.all)))
 				}
 				j.vals = append(append(doubled(j.vals, len(a.Val)+1), a.Val...), 0)
 			}
