@@ -93,13 +93,31 @@ func pathNeeds(p *nativePath) []attrNeed {
 }
 
 // joinedAttr is one attribute's values over a subtree's elements, each followed by a zero byte,
-// and the elements that have it, in document order; starts, when kept (the document index keeps
-// it), is where each element's values start in vals.
+// and the elements that have it, in document order; starts and pos, when kept (the document index
+// keeps them), are where each element's values start in vals and where the element is in the
+// document's elements (docIndex.all).
 type joinedAttr struct {
 	name   string
 	vals   []byte
 	elems  []*html.Node
 	starts []int
+	pos    []int32
+}
+
+// within returns the part of j (the document's) over the elements all[lo:hi], without starts:
+// a list item's values, read where the document index joined them rather than joined again.
+func (j *joinedAttr) within(lo, hi int) joinedAttr {
+	a := sort.Search(len(j.pos), func(k int) bool { return int(j.pos[k]) >= lo })
+	b := a + sort.Search(len(j.pos)-a, func(k int) bool { return int(j.pos[a+k]) >= hi })
+	end := len(j.vals)
+	if b < len(j.starts) {
+		end = j.starts[b]
+	}
+	from := end
+	if a < b {
+		from = j.starts[a]
+	}
+	return joinedAttr{name: j.name, vals: j.vals[from:end:end], elems: j.elems[a:b:b]}
 }
 
 // withLiteral appends to out the elements of j whose values hold one of lits (none empty), in
@@ -150,38 +168,54 @@ func (j *joinedAttr) nextHolding(l rareString, k int) int {
 }
 
 // values returns the joined values of attribute name over t's elements, building them once per
-// item (the buffers are kept for the next item).
+// item (the buffers are kept for the next item), or reading them from the document index's.
 func (t *subtree) values(name string) *joinedAttr {
 	for i := range t.njoined {
 		if t.joined[i].name == name {
-			return &t.joined[i]
+			return &t.joined[i].joinedAttr
 		}
 	}
 	if t.njoined == len(t.joined) {
-		t.joined = append(t.joined, joinedAttr{})
+		t.joined = append(t.joined, itemJoined{})
 	}
 	j := &t.joined[t.njoined]
 	t.njoined++
 	list := t.list()
-	if j.elems == nil {
-		// sized for the first item, whose buffers the next items reuse: a dozen growths otherwise
-		j.vals, j.elems = make([]byte, 0, 16*len(list)), make([]*html.Node, 0, len(list))
+	if t.lo >= 0 {
+		if dj := t.doc.joined[name]; dj != nil && dj.pos != nil {
+			j.joinedAttr = dj.within(t.lo, t.hi)
+			return &j.joinedAttr
+		}
 	}
-	j.name, j.vals, j.elems = name, j.vals[:0], j.elems[:0]
+	if j.bufElems == nil {
+		// sized for the first item, whose buffers the next items reuse: a dozen growths otherwise
+		j.bufVals, j.bufElems = make([]byte, 0, 16*len(list)), make([]*html.Node, 0, len(list))
+	}
+	vals, elems := j.bufVals[:0], j.bufElems[:0]
 	for _, n := range list {
 		has := false
 		for _, a := range n.Attr {
 			if a.Key == name { // whatever its namespace: attr reads the first of any
-				j.vals = append(j.vals, a.Val...)
-				j.vals = append(j.vals, 0)
+				vals = append(vals, a.Val...)
+				vals = append(vals, 0)
 				has = true
 			}
 		}
 		if has {
-			j.elems = append(j.elems, n)
+			elems = append(elems, n)
 		}
 	}
-	return j
+	j.bufVals, j.bufElems = vals, elems
+	j.joinedAttr = joinedAttr{name: name, vals: vals, elems: elems}
+	return &j.joinedAttr
+}
+
+// itemJoined is a list item's joined values of one attribute, and the storage kept for the next
+// item's (the values may instead be a range of the document index's, which is never written).
+type itemJoined struct {
+	joinedAttr
+	bufVals  []byte
+	bufElems []*html.Node
 }
 
 // candidates returns the elements of t a descendant step with needs can select: those that have

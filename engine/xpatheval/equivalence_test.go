@@ -381,13 +381,16 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 			}
 			i++
 		}
-		var sub subtree
+		var sub, fromDoc subtree
 		// Each context's elements kept across all the XPaths, as a list item's are across its
 		// fields: what one XPath lists (attribute values, elements of a tag) serves the next.
-		kept := map[*html.Node]*subtree{}
+		// keptDoc: the same, read from the document index's elements and joined values.
+		idx := buildIndex(root, joiningWant())
+		kept, keptDoc := map[*html.Node]*subtree{}, map[*html.Node]*subtree{}
 		for _, c := range ctxs {
-			kept[c] = &subtree{}
-			kept[c].reset(c)
+			kept[c], keptDoc[c] = &subtree{}, &subtree{}
+			kept[c].reset(c, nil)
+			keptDoc[c].reset(c, idx)
 		}
 		for _, s := range on {
 			from := ctxs
@@ -399,12 +402,15 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 				want := describeResult(full)
 				fullFirst := firstOf(full)
 				// From the tree, from the context's element list, and first-only.
-				sub.reset(c)
+				sub.reset(c, nil)
+				fromDoc.reset(c, idx)
 				for _, way := range []struct {
 					name string
 					res  any
 					want string
 				}{
+					{"native over the item's elements from the document index", s.native.eval(root, c, &fromDoc), want},
+					{"native first over the item's elements kept from the document index", s.native.evalAll(root, c, keptDoc[c], false), fullFirst},
 					{"native", s.native.eval(root, c, nil), want},
 					{"native over the item's elements", s.native.eval(root, c, &sub), want},
 					{"native first", s.native.evalAll(root, c, nil, false), fullFirst},
@@ -438,6 +444,16 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 		}
 	})
 	t.Logf("%d native XPaths, %d comparisons", len(sels), checked.Load())
+}
+
+// joiningWant is a Want whose index joins the values of the attributes card fields mostly test, so
+// that an item's values are read from the document's (subtree.values).
+func joiningWant() *Want {
+	w := newIndexWant()
+	for _, a := range []string{"class", "href", "id", "data-asin"} {
+		w.attrs[a], w.joins[a] = true, true
+	}
+	return w
 }
 
 // firstOf is what a field that takes one value gets: the first node of a node set.
@@ -755,4 +771,55 @@ func TestGroupIndexMatchesNative(t *testing.T) {
 		}
 	})
 	t.Logf("%d groups with an index plan, %d comparisons", len(sels), checked.Load())
+}
+
+// TestItemFromDocumentIndex checks that an item's elements and joined values read from the
+// document index are those a walk of the item gives, for every element of real pages, visited in
+// document order, backward and by strides (the index's search for the item runs both ways).
+func TestItemFromDocumentIndex(t *testing.T) {
+	pages := []string{"../../../shared/corpus/amazon/search-de-katzenfutter.html", "../../../shared/corpus/ebay/search-de-apple.html", "../../fixtures/google/search/modern-com/serp.html"}
+	for _, page := range pages {
+		root, err := parsePage(page)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		idx := buildIndex(root, joiningWant())
+		var elems []*html.Node
+		for n := root; n != nil; n = nextNode(n, root) {
+			if n.Type == html.ElementNode {
+				elems = append(elems, n)
+			}
+		}
+		if !slices.Equal(elems, idx.elements()) {
+			t.Fatalf("%s: the index's elements are not the document's in order", page)
+		}
+		order := make([]int, 0, 3*len(elems))
+		for i := range elems {
+			order = append(order, i)
+		}
+		for i := len(elems) - 1; i >= 0; i-- {
+			order = append(order, i)
+		}
+		for i := 0; i < len(elems); i++ {
+			order = append(order, i*7919%len(elems))
+		}
+		var walked, read subtree
+		for _, i := range order {
+			c := elems[i]
+			walked.reset(c, nil)
+			read.reset(c, idx)
+			if !slices.Equal(walked.list(), read.list()) || read.lo < 0 {
+				t.Fatalf("%s: elements under <%s #%d> differ", page, c.Data, i)
+			}
+			for _, a := range []string{"class", "href", "id", "data-asin", "title"} {
+				w, r := walked.values(a), read.values(a)
+				if string(w.vals) != string(r.vals) || !slices.Equal(w.elems, r.elems) {
+					t.Fatalf("%s: %s values under <%s #%d> differ:\n%q\n%q", page, a, c.Data, i, w.vals, r.vals)
+				}
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ package xpatheval
 // this package run on resolved family endpoints too.
 type ShippedXPaths struct {
 	Site   string
+	ID     string // the endpoint's id (site.resource), or the family base's
 	XPaths []string
 	// Pages are the fixture and corpus pages this endpoint's XPaths are checked on.
 	Pages []string

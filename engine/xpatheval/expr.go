@@ -242,7 +242,9 @@ func (ev *Evaluator) indexFor(root *html.Node) *docIndex {
 func (ev *Evaluator) BeginItem(nav xpath.NodeNavigator) (mark *html.Node) {
 	mark = ev.item.node
 	if h, ok := nav.(*dom.HTMLNavigator); ok && h.Attr() < 0 {
-		ev.item.reset(h.Current())
+		// The document's index, when the rules or the list built it: the item's elements are a
+		// range of its own.
+		ev.item.reset(h.Current(), ev.indexes[h.Root()])
 	}
 	return mark
 }
@@ -251,7 +253,7 @@ func (ev *Evaluator) BeginItem(nav xpath.NodeNavigator) (mark *html.Node) {
 // kept for the next item.
 func (ev *Evaluator) EndItem(mark *html.Node) {
 	if ev.item.node != mark {
-		ev.item.node, ev.item.built, ev.item.njoined, ev.item.ntagged = nil, false, 0, 0
+		ev.item.reset(nil, nil)
 	}
 }
 

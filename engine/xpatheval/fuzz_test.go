@@ -68,7 +68,8 @@ func checkXPathWays(t *testing.T, doc, src string) {
 		analyzeXPath(src, want)
 		idx = buildIndex(root, want)
 	}
-	var sub subtree
+	var sub, fromDoc subtree
+	docIdx := buildIndex(root, joiningWant())
 	for _, c := range ctxs {
 		want := referenceXPath(x, root, c)
 		wantFirst := want
@@ -77,12 +78,15 @@ func checkXPathWays(t *testing.T, doc, src string) {
 		}
 		w, wf := nodeIDs(want, ids), nodeIDs(wantFirst, ids)
 		if nx != nil {
-			sub.reset(c)
+			sub.reset(c, nil)
+			fromDoc.reset(c, docIdx)
 			for _, way := range []struct {
 				name  string
 				got   any
 				first bool
 			}{
+				{"native over the item's elements from the document index", nx.eval(root, c, &fromDoc), false},
+				{"native first over the item's elements from the document index", nx.evalAll(root, c, &fromDoc, false), true},
 				{"native", nx.eval(root, c, nil), false},
 				{"native over the item's elements", nx.eval(root, c, &sub), false},
 				{"native first", nx.evalAll(root, c, nil, false), true},

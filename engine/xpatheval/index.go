@@ -492,61 +492,98 @@ type docIndex struct {
 	attrs  map[string][]*html.Node
 	tags   map[string][]*html.Node
 	joined map[string]*joinedAttr // by attribute name (see fastBranch.need)
+
+	// all is every element of the document in document order, listed when a list item is first
+	// read (a page without items pays nothing): the elements under an item are a range of it (see
+	// after), which its fields scan (see subtree) without a walk of their own, and the item's
+	// joined values are a range of the document's (joinedAttr.pos).
+	all    []*html.Node
+	listed bool
+
+	// cursor is where the last item was found in all: items come in document order, so each is
+	// looked for from the previous one's place.
+	cursor int
+}
+
+// elements lists all, and where each joined element is in it, once.
+func (idx *docIndex) elements() []*html.Node {
+	if idx.listed {
+		return idx.all
+	}
+	idx.listed = true
+	for n := idx.root; n != nil; n = nextNode(n, idx.root) {
+		if n.Type == html.ElementNode {
+			idx.all = append(doubled(idx.all, 1), n)
+		}
+	}
+	for _, j := range idx.joined {
+		// both in document order: one merge
+		j.pos = make([]int32, len(j.elems))
+		k := 0
+		for i, n := range idx.all {
+			if k < len(j.elems) && j.elems[k] == n {
+				j.pos[k] = int32(i)
+				k++
+			}
+		}
+	}
+	return idx.all
+}
+
+// find returns the index of the element n in all, or -1. Items are mostly looked up in document
+// order, so the search runs forward from the last one found and then backward: pointer
+// comparisons over the page's elements at worst, and a few per item in the usual case.
+func (idx *docIndex) find(n *html.Node) int {
+	idx.elements()
+	for i := idx.cursor; i < len(idx.all); i++ {
+		if idx.all[i] == n {
+			idx.cursor = i
+			return i
+		}
+	}
+	for i := min(idx.cursor, len(idx.all)) - 1; i >= 0; i-- {
+		if idx.all[i] == n {
+			idx.cursor = i
+			return i
+		}
+	}
+	return -1
+}
+
+// after returns the index in all past the last descendant of all[i]: where the first element that
+// follows its subtree is, found by a scan of the subtree's elements (what a walk of the item would
+// have visited, as pointer comparisons).
+func (idx *docIndex) after(i int) int {
+	var next *html.Node
+	for m := idx.all[i]; m != nil && m != idx.root; m = m.Parent {
+		if m.NextSibling != nil {
+			next = m.NextSibling
+			break
+		}
+	}
+	for next != nil && next.Type != html.ElementNode {
+		next = nextNode(next, idx.root)
+	}
+	if next == nil {
+		return len(idx.all)
+	}
+	for k := i + 1; k < len(idx.all); k++ {
+		if idx.all[k] == next {
+			return k
+		}
+	}
+	return len(idx.all)
 }
 
 func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	want.lists()
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}}
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{},
+		all: make([]*html.Node, 0, 1024)}
 	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
 	for n := root; n != nil; n = nextNode(n, root) {
-		if n.Type != html.ElementNode {
-			continue
-		}
-		for i, a := range want.tagAtoms {
-			if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
-				// Past maxNativeCandidates a list only says there are too many for the index.
-				if len(byTag[i]) <= maxNativeCandidates {
-					byTag[i] = append(byTag[i], n)
-				}
-				break
-			}
-		}
-		for _, a := range n.Attr {
-			// Most attributes (style, href, src...) have a length no wanted name has: passed
-			// over without comparing names.
-			if l := len(a.Key); l < 128 && want.attrLens[l>>6]&(1<<(l&63)) == 0 || l >= 128 && !want.attrLong {
-				continue
-			}
-			for i, name := range want.attrNames {
-				if a.Key != name {
-					continue
-				}
-				if want.attrVals[i].join {
-					j := idx.joined[name]
-					if j == nil {
-						// sized for a large page's classes: a dozen growths otherwise
-						j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024)}
-						idx.joined[name] = j
-					}
-					if k := len(j.elems); k == 0 || j.elems[k-1] != n {
-						j.elems, j.starts = append(j.elems, n), append(j.starts, len(j.vals))
-					}
-					j.vals = append(append(j.vals, a.Val...), 0)
-				}
-				if p := want.attrVals[i].presence; p != "" {
-					// once, though foreign content can have href and xlink:href, both keyed href
-					if l := idx.attrs[p]; len(l) == 0 || l[len(l)-1] != n {
-						idx.attrs[p] = append(l, n)
-					}
-				}
-				if want.attrVals[i].has(a.Val) {
-					key = append(append(append(key[:0], a.Key...), 0), a.Val...)
-					k := string(key)
-					idx.attrs[k] = append(idx.attrs[k], n)
-				}
-				break
-			}
+		if n.Type == html.ElementNode {
+			idx.index(n, want, byTag, &key)
 		}
 	}
 	for i, t := range want.tagNames {
@@ -555,6 +592,66 @@ func buildIndex(root *html.Node, want *indexWant) *docIndex {
 		}
 	}
 	return idx
+}
+
+// doubled returns s with room for n more, doubling its capacity when it has too little: append
+// grows a slice past 256 elements by a quarter, and the index's lists (the element list, the joined
+// class values of a marketplace page) were copied a dozen times on their way to their length,
+// allocating five times their size.
+func doubled[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(n, cap(s)))
+}
+
+// index records the element n under what want asks for.
+func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, key *[]byte) {
+	for i, a := range want.tagAtoms {
+		if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
+			// Past maxNativeCandidates a list only says there are too many for the index.
+			if len(byTag[i]) <= maxNativeCandidates {
+				byTag[i] = append(byTag[i], n)
+			}
+			break
+		}
+	}
+	for _, a := range n.Attr {
+		// Most attributes (style, href, src...) have a length no wanted name has: passed
+		// over without comparing names.
+		if l := len(a.Key); l < 128 && want.attrLens[l>>6]&(1<<(l&63)) == 0 || l >= 128 && !want.attrLong {
+			continue
+		}
+		for i, name := range want.attrNames {
+			if a.Key != name {
+				continue
+			}
+			if want.attrVals[i].join {
+				j := idx.joined[name]
+				if j == nil {
+					// sized for a large page's classes: a dozen growths otherwise
+					j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024)}
+					idx.joined[name] = j
+				}
+				if k := len(j.elems); k == 0 || j.elems[k-1] != n {
+					j.elems, j.starts = append(doubled(j.elems, 1), n), append(doubled(j.starts, 1), len(j.vals))
+				}
+				j.vals = append(append(doubled(j.vals, len(a.Val)+1), a.Val...), 0)
+			}
+			if p := want.attrVals[i].presence; p != "" {
+				// once, though foreign content can have href and xlink:href, both keyed href
+				if l := idx.attrs[p]; len(l) == 0 || l[len(l)-1] != n {
+					idx.attrs[p] = append(l, n)
+				}
+			}
+			if want.attrVals[i].has(a.Val) {
+				*key = append(append(append((*key)[:0], a.Key...), 0), a.Val...)
+				k := string(*key)
+				idx.attrs[k] = append(idx.attrs[k], n)
+			}
+			break
+		}
+	}
 }
 
 // nextNode walks the tree in document order without recursion.

@@ -836,8 +836,14 @@ type subtree struct {
 	node  *html.Node
 	elems []*html.Node
 	built bool
+	own   []*html.Node // the storage of elems when they were walked, kept for the next item
 
-	joined  []joinedAttr // attribute values joined (see absent.go): the first njoined are this node's
+	// doc, when not nil, is the document's index, whose elements in document order hold the
+	// node's descendants as a range: all[lo:hi] (lo < 0 when not known), read instead of walked.
+	doc    *docIndex
+	lo, hi int
+
+	joined  []itemJoined // attribute values joined (see absent.go): the first njoined are this node's
 	njoined int
 
 	tagged  []taggedElems // the elements of one tag each: the first ntagged are this node's
@@ -850,9 +856,11 @@ type taggedElems struct {
 	elems []*html.Node
 }
 
-// reset points the subtree at n, keeping the slices' storage.
-func (t *subtree) reset(n *html.Node) {
-	t.node, t.elems, t.built, t.njoined, t.ntagged = n, t.elems[:0], false, 0, 0
+// reset points the subtree at n, keeping the slices' storage; doc, when not nil, is the index of
+// n's document.
+func (t *subtree) reset(n *html.Node, doc *docIndex) {
+	t.node, t.elems, t.built, t.njoined, t.ntagged = n, nil, false, 0, 0
+	t.doc, t.lo, t.hi = doc, -1, -1
 }
 
 // withTag returns the elements of t whose tag is a, listed once per item: a card's fields mostly
@@ -893,12 +901,21 @@ func (t *subtree) scan(st *nativeStep) []*html.Node {
 
 func (t *subtree) list() []*html.Node {
 	if !t.built {
-		for n := t.node.FirstChild; n != nil; n = nextNode(n, t.node) {
-			if n.Type == html.ElementNode {
-				t.elems = append(t.elems, n)
+		t.built = true
+		if t.doc != nil {
+			if i := t.doc.find(t.node); i >= 0 {
+				t.lo, t.hi = i+1, t.doc.after(i)
+				t.elems = t.doc.all[t.lo:t.hi:t.hi]
+				return t.elems
 			}
 		}
-		t.built = true
+		own := t.own[:0]
+		for n := t.node.FirstChild; n != nil; n = nextNode(n, t.node) {
+			if n.Type == html.ElementNode {
+				own = append(own, n)
+			}
+		}
+		t.own, t.elems = own, own
 	}
 	return t.elems
 }

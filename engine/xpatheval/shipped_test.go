@@ -56,11 +56,11 @@ func loadShipped() ([]xpatheval.ShippedXPaths, error) {
 				pages = append(pages, p)
 			}
 		}
-		out = append(out, xpatheval.ShippedXPaths{Site: site, XPaths: reg.Plan(id).XPaths(), Pages: pages})
+		out = append(out, xpatheval.ShippedXPaths{Site: site, ID: id, XPaths: reg.Plan(id).XPaths(), Pages: pages})
 	}
 	for _, id := range reg.Bases() {
 		fam, res, _ := strings.Cut(id, "/")
-		out = append(out, xpatheval.ShippedXPaths{Site: reg.Base(id).Site.Site, XPaths: reg.Base(id).XPaths(), Pages: glob(filepath.Join("../../fixtures/_families", fam, res))})
+		out = append(out, xpatheval.ShippedXPaths{Site: reg.Base(id).Site.Site, ID: id, XPaths: reg.Base(id).XPaths(), Pages: glob(filepath.Join("../../fixtures/_families", fam, res))})
 	}
 	return out, nil
 }
