@@ -157,10 +157,16 @@ func TestDecodeInternedOnCorpus(t *testing.T) {
 	if len(texts) < 10 {
 		t.Fatalf("only %d texts", len(texts))
 	}
-	for _, b := range texts {
+	checked := 0
+	for i, b := range texts {
+		// Under -race every eighth text (see raceDetector); make test runs them all without it.
+		if raceDetector && i%8 != 0 {
+			continue
+		}
 		checkInterned(t, b)
+		checked++
 	}
-	t.Logf("%d texts", len(texts))
+	t.Logf("%d of %d texts checked", checked, len(texts))
 }
 
 // A node is 20 bytes (a page lays out 20,000), and a key longer than its length field counts is
