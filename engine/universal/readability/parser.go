@@ -144,9 +144,7 @@ type Parser struct {
 	scores     map[*html.Node]float64
 	attrScores bool
 	runs       runCache // the pass's texts' runs
-	// debug is whether Logger writes debug lines: the debug calls of the walks over every node
-	// and candidate are made only then, as their attributes (inspectNode, slog.Any) allocate
-	// whether a line is written or not.
+	// debug is whether Logger writes debug lines (see debugNode).
 	debug bool
 }
 
@@ -593,9 +591,7 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 			if child.Type == html.ElementNode {
 				matchString := dom.GetAttribute(child, "class") + " " + dom.GetAttribute(child, "id")
 				if len(matchString) > 1 && containsFoldASCII(matchString, "hare") && rxShareElements.MatchString(matchString) && charCount(dom.TextContent(child)) < shareElementThreshold {
-					if ps.debug {
-						ps.Logger.Debug("removing share element", slog.Any("node", inspectNode(child)))
-					}
+					ps.debugNode(ps.Logger, "removing share element", child)
 					n.RemoveChild(child)
 				} else {
 					shareCleaner(child)
@@ -849,9 +845,7 @@ func (ps *Parser) grabArticle() *html.Node {
 			}
 
 			if !ps.isProbablyVisible(node) {
-				if ps.debug {
-					passLogger.Debug("removing hidden element", slog.Any("node", inspectNode(node)))
-				}
+				ps.debugNode(passLogger, "removing hidden element", node)
 				node = ps.removeAndGetNext(node)
 				continue
 			}
@@ -860,9 +854,7 @@ func (ps *Parser) grabArticle() *html.Node {
 			// and "role = dialog"
 			if dom.GetAttribute(node, "aria-modal") == "true" &&
 				dom.GetAttribute(node, "role") == "dialog" {
-				if ps.debug {
-					passLogger.Debug("removing modal dialog", slog.Any("node", inspectNode(node)))
-				}
+				ps.debugNode(passLogger, "removing modal dialog", node)
 				node = ps.removeAndGetNext(node)
 				continue
 			}
@@ -877,9 +869,7 @@ func (ps *Parser) grabArticle() *html.Node {
 					itemprop := dom.GetAttribute(next, "itemprop")
 					if strings.Contains(itemprop, "name") {
 						ps.articleByline = ps.getInnerText(next, false)
-						if ps.debug {
-							passLogger.Debug("removing byline", slog.Any("node", inspectNode(node)))
-						}
+						ps.debugNode(passLogger, "removing byline", node)
 						node = ps.removeAndGetNext(node)
 						continue grabLoop
 					}
@@ -891,9 +881,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				// tests and the bylines end up different.
 				if nChar := charCount(bylineText); nChar > 0 && nChar < 100 {
 					ps.articleByline = normalizeWhitespace(bylineText)
-					if ps.debug {
-						passLogger.Debug("removing byline", slog.Any("node", inspectNode(node)))
-					}
+					ps.debugNode(passLogger, "removing byline", node)
 					node = ps.removeAndGetNext(node)
 					continue
 				}
@@ -916,18 +904,14 @@ func (ps *Parser) grabArticle() *html.Node {
 					!re2go.MaybeItsACandidateNUL(matchNUL) &&
 					!ps.hasAncestorTag(node, "table", 3, nil) &&
 					!ps.hasAncestorTag(node, "code", 3, nil) {
-					if ps.debug {
-						passLogger.Debug("removing unlikely candidate", slog.Any("node", inspectNode(node)))
-					}
+					ps.debugNode(passLogger, "removing unlikely candidate", node)
 					node = ps.removeAndGetNext(node)
 					continue
 				}
 
 				role := dom.GetAttribute(node, "role")
 				if _, include := unlikelyRoles[role]; include {
-					if ps.debug {
-						passLogger.Debug("removing content due to role", slog.Any("node", inspectNode(node)))
-					}
+					ps.debugNode(passLogger, "removing content due to role", node)
 					node = ps.removeAndGetNext(node)
 					continue
 				}
@@ -939,9 +923,7 @@ func (ps *Parser) grabArticle() *html.Node {
 			case "div", "section", "header",
 				"h1", "h2", "h3", "h4", "h5", "h6":
 				if ps.isElementWithoutContent(node) {
-					if ps.debug {
-						passLogger.Debug("removing element with no content", slog.Any("node", inspectNode(node)))
-					}
+					ps.debugNode(passLogger, "removing element with no content", node)
 					node = ps.removeAndGetNext(node)
 					continue
 				}
@@ -1265,9 +1247,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				}
 
 				if ps.hasContentScore(sibling) && ps.getContentScore(sibling)+contentBonus >= siblingScoreThreshold {
-					if ps.debug {
-						ps.Logger.Debug("keeping sibling to content container due to content score", slog.Any("node", inspectNode(sibling)))
-					}
+					ps.debugNode(ps.Logger, "keeping sibling to content container due to content score", sibling)
 					appendNode = true
 				} else if dom.TagName(sibling) == "p" {
 					linkDensity := ps.getLinkDensity(sibling)
@@ -1276,15 +1256,11 @@ func (ps *Parser) grabArticle() *html.Node {
 					nodeLength := charCount(nodeContent)
 
 					if nodeLength > 80 && linkDensity < 0.25 {
-						if ps.debug {
-							ps.Logger.Debug("keeping sibling to content container due to text density", slog.Any("node", inspectNode(sibling)))
-						}
+						ps.debugNode(ps.Logger, "keeping sibling to content container due to text density", sibling)
 						appendNode = true
 					} else if nodeLength < 80 && nodeLength > 0 && linkDensity == 0 &&
 						rxSentencePeriod.MatchString(nodeContent) {
-						if ps.debug {
-							ps.Logger.Debug("keeping sibling to content container due to prose", slog.Any("node", inspectNode(sibling)))
-						}
+						ps.debugNode(ps.Logger, "keeping sibling to content container due to prose", sibling)
 						appendNode = true
 					}
 				}
@@ -1295,9 +1271,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				// element, like a form or td tag. Turn it into a div
 				// so it doesn't get filtered out later by accident.
 				if indexOf(alterToDivExceptions, dom.TagName(sibling)) == -1 {
-					if ps.debug {
-						passLogger.Debug("converting node into a div", slog.Any("node", inspectNode(sibling)))
-					}
+					ps.debugNode(passLogger, "converting node into a div", sibling)
 					ps.setNodeTag(sibling, "div")
 				}
 
@@ -1308,9 +1282,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				// it doesn't seem to be useful for our port.
 				// siblings = dom.Children(parentOfTopCandidate)
 			} else {
-				if ps.debug {
-					ps.Logger.Debug("discarding sibling to content container", slog.Any("node", inspectNode(sibling)))
-				}
+				ps.debugNode(ps.Logger, "discarding sibling to content container", sibling)
 			}
 		}
 
@@ -1558,6 +1530,15 @@ func (ps *Parser) getJSONLD() map[string]string {
 	})
 
 	return metadata
+}
+
+// debugNode logs msg about n at debug level, when Logger writes debug lines: the walks over every
+// node and candidate call it, and inspectNode's attribute would allocate whether a line is
+// written or not.
+func (ps *Parser) debugNode(l *slog.Logger, msg string, n *html.Node) {
+	if ps.debug {
+		l.Debug(msg, slog.Any("node", inspectNode(n)))
+	}
 }
 
 // ldJSONScripts is dom.QuerySelectorAll(doc, `script[type="application/ld+json"]`): the script
