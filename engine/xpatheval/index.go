@@ -511,6 +511,7 @@ func (idx *docIndex) elements() []*html.Node {
 		return idx.all
 	}
 	idx.listed = true
+	idx.all = make([]*html.Node, 0, 1024)
 	for n := idx.root; n != nil; n = nextNode(n, idx.root) {
 		if n.Type == html.ElementNode {
 			idx.all = append(doubled(idx.all, 1), n)
@@ -577,8 +578,7 @@ func (idx *docIndex) after(i int) int {
 
 func buildIndex(root *html.Node, want *indexWant) *docIndex {
 	want.lists()
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{},
-		all: make([]*html.Node, 0, 1024)}
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}}
 	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
 	for n := root; n != nil; n = nextNode(n, root) {
