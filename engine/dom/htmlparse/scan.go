@@ -40,6 +40,9 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 	// or math tag rather than open foreign content.
 	unsure := false
 	var tok token
+	// slab holds the copies' nodes, a few allocations rather than one per tag (a page has a hundred
+	// divs).
+	var slab []html.Node
 	for {
 		z.AllowCDATA(len(foreign) > 0)
 		switch z.Next() {
@@ -76,7 +79,13 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 				for _, n := range names {
 					if asciiLowerEqual(raw, n) {
 						z.token(&tok)
-						doc.AppendChild(&html.Node{Type: html.ElementNode, DataAtom: tok.DataAtom, Data: tok.Data, Attr: tok.Attr})
+						if len(slab) == 0 {
+							slab = make([]html.Node, 32)
+						}
+						n := &slab[0]
+						slab = slab[1:]
+						n.Type, n.DataAtom, n.Data, n.Attr = html.ElementNode, tok.DataAtom, tok.Data, tok.Attr
+						doc.AppendChild(n)
 						break
 					}
 				}
