@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/expr-lang/expr/vm"
+
+	"asa/engine/xpatheval"
 )
 
 // ReadRulesCounted reads a rule set and says how many JSON tokens it read: refused rule sets are
@@ -25,7 +27,7 @@ func RuleVerdicts(p *Plan, resp *Response) (ids []string, got, want []bool) {
 	r := p.newRun(context.Background(), Params{}, nil, 1, map[string]any{"number": 1, "cursor": nil})
 	sr := r.parse(st, resp)
 	r.results[st.index], r.last, r.first = sr, sr, sr
-	if sr.doc != nil {
+	if sr.doc != nil || sr.lazy {
 		r.lastDoc = sr
 	}
 	r.stepsEnv[st.id] = map[string]any{"status": sr.status, "url": sr.url, "body": sr.bodyString()}
@@ -125,3 +127,34 @@ func DirectShare(p *Plan) (withDirect, all int) {
 	walk(p.fields)
 	return withDirect, all
 }
+
+// ScanXPaths returns the XPaths of p's rules that a scan of the body may answer (TagTests, on
+// names the scan answers for), whether or not p builds its trees lazily.
+func ScanXPaths(p *Plan) []*xpatheval.Expr {
+	var out []*xpatheval.Expr
+	var walk func(m *matcher)
+	walk = func(m *matcher) {
+		if m == nil {
+			return
+		}
+		if m.xpath != nil {
+			if tags := m.xpath.TagTests(); tags != nil && allScannable(tags) {
+				out = append(out, m.xpath)
+			}
+		}
+		for _, a := range m.any {
+			walk(a)
+		}
+		for _, a := range m.all {
+			walk(a)
+		}
+		walk(m.not)
+	}
+	for _, rl := range p.rules {
+		walk(rl.match)
+	}
+	return out
+}
+
+// LazyTree reports whether p builds its HTML trees only when a rule needs them.
+func LazyTree(p *Plan) bool { return p.lazyTree }

@@ -44,6 +44,11 @@ type Plan struct {
 	// sources are registered, with their text, for an index that answers those searches (see
 	// funcs.Finds).
 	indexJSON bool
+	// lazyTree: nothing but rules reads an HTML step's tree, so it is parsed only when a rule's
+	// XPath needs it (see lazytree.go); scanTags are the element names of the rule XPaths a scan
+	// of the body may answer instead (matcher.scan).
+	lazyTree bool
+	scanTags []string
 }
 
 type param struct {
@@ -127,6 +132,9 @@ type matcher struct {
 	// exprBody: expr may read a step's body (steps.page.body contains "..."), a scan of the
 	// whole page like body_contains, so it is ordered with the body searches.
 	exprBody bool
+	// scan: xpath selects nothing when a scan of the body finds no element it could select
+	// (xpatheval.Expr.TagTests, dom.ScanElementsView), so the tree may stay unbuilt.
+	scan bool
 }
 
 type selKind int

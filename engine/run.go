@@ -67,10 +67,22 @@ type stepResult struct {
 	json     any
 	jsonOK   bool
 	parseErr error
+	// lazy: an HTML body whose tree is built on first use (Plan.lazyTree, buildHTML).
+	lazy bool
+	// scanDoc is the scan of the body that answers the plan's scan XPaths, once scanDone; scanOK
+	// is false when the scan could not tell (see scanAbsent).
+	scanDoc          *html.Node
+	scanDone, scanOK bool
 }
 
 func (s *stepResult) nav() xpath.NodeNavigator {
-	if s == nil || s.doc == nil {
+	if s == nil {
+		return nil
+	}
+	if s.lazy {
+		s.buildHTML()
+	}
+	if s.doc == nil {
 		return nil
 	}
 	return s.doc.Copy()
@@ -296,7 +308,13 @@ func (r *run) page() (map[string]any, error) {
 	}
 	obj := map[string]any{}
 	env := r.childEnv(obj, nil, 0, nil)
-	if err := r.fields(p.fields, obj, env, r.lastDoc.nav(), 0, true); err != nil {
+	// Only XPath selectors read the context node: a plan without them (lazyTree) leaves the tree
+	// unbuilt.
+	var ctx xpath.NodeNavigator
+	if !p.lazyTree {
+		ctx = r.lastDoc.nav()
+	}
+	if err := r.fields(p.fields, obj, env, ctx, 0, true); err != nil {
 		return nil, err
 	}
 	env["fields"] = obj
@@ -365,7 +383,7 @@ func (r *run) step(st *step) error {
 		}
 		r.results[st.index] = sr
 		r.last = sr
-		if sr.doc != nil {
+		if sr.doc != nil || sr.lazy {
 			r.lastDoc = sr
 		}
 		r.stepsEnv[st.id] = map[string]any{"status": sr.status, "url": sr.url, "body": sr.bodyString()}
@@ -548,14 +566,11 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 	sr.body = body
 	switch st.parse {
 	case "html":
-		// A view of the body, never written after parsing (see bodyString): the tree's strings
-		// are its bytes rather than a copy of the page.
-		n, err := dom.ParseHTMLView(body)
-		if err != nil {
-			sr.parseErr = fmt.Errorf("parsing HTML: %w", err)
+		if r.plan.lazyTree {
+			sr.lazy = true
 			return sr
 		}
-		sr.doc, sr.html = dom.Navigator(n), n
+		sr.buildHTML()
 	case "xml":
 		n, err := dom.ParseXML(body)
 		if err != nil {
@@ -707,6 +722,9 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 		return false
 	}
 	if m.xpath != nil {
+		if m.scan && sr.lazy && r.scanAbsent(m, sr) {
+			return false
+		}
 		nav := sr.nav()
 		if nav == nil {
 			return false

@@ -38,6 +38,25 @@ func ParseHTMLView(body []byte) (doc *html.Node, err error) {
 	return parseHTML(unsafe.String(&body[0], len(body)))
 }
 
+// ScannableElement reports whether ScanElementsView can answer for elements named name.
+func ScannableElement(name string) bool { return htmlparse.ScannableName(name) }
+
+// ScanElementsView is htmlparse.ScanElements on body as ParseHTMLView would parse it (a leading
+// BOM skipped, body's bytes viewed, never written): a document whose children stand for every
+// element named in names the parsed tree could have, or ok false when the scan cannot tell.
+func ScanElementsView(body []byte, names []string) (doc *html.Node, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, ok = nil, false
+		}
+	}()
+	body = bytes.TrimPrefix(body, bomUTF8)
+	if len(body) == 0 {
+		return htmlparse.ScanElements("", names)
+	}
+	return htmlparse.ScanElements(unsafe.String(&body[0], len(body)), names)
+}
+
 func parseHTML(s string) (doc *html.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,0 +1,91 @@
+package engine_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"asa/engine"
+	"asa/engine/dom"
+	"asa/engine/xpatheval"
+)
+
+// TestScanXPathsOnPages: for every rule XPath of the catalogue that a scan of the body may answer,
+// on every HTML page of the fixtures and the corpus, the scan's "absent" is the parsed tree's (the
+// page has no node the XPath selects). The consent and captcha pages, which have such nodes, are
+// seen to need their tree.
+func TestScanXPathsOnPages(t *testing.T) {
+	corpus, reg, _ := loadCorpus(t, engine.New())
+	xs := map[string]*xpatheval.Expr{}
+	lazy := 0
+	for _, id := range reg.IDs() {
+		p := reg.Plan(id)
+		if engine.LazyTree(p) {
+			lazy++
+		}
+		for _, x := range engine.ScanXPaths(p) {
+			xs[x.String()] = x
+		}
+	}
+	if len(xs) == 0 || lazy == 0 {
+		t.Fatalf("%d scan XPaths, %d lazy plans", len(xs), lazy)
+	}
+	srcs := make([]string, 0, len(xs))
+	for s := range xs {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	var pages []string
+	for _, dir := range []string{"../fixtures", corpus} {
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".html") || strings.HasSuffix(path, ".htm")) {
+				pages = append(pages, path)
+			}
+			return nil
+		})
+	}
+	ev := xpatheval.NewEvaluator(nil)
+	checked, present, scanned := 0, 0, 0
+	youtube := false
+	for _, path := range pages {
+		body, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err = dom.ToUTF8(body, "text/html")
+		if err != nil {
+			continue
+		}
+		tree, err := dom.ParseHTMLView(body)
+		if err != nil {
+			continue
+		}
+		for _, src := range srcs {
+			x := xs[src]
+			has := len(ev.Nodes(x, dom.Navigator(tree))) > 0
+			doc, ok := dom.ScanElementsView(body, x.TagTests())
+			checked++
+			if has {
+				present++
+			}
+			if !ok {
+				continue
+			}
+			scanned++
+			absent := len(ev.Nodes(x, dom.Navigator(doc))) == 0
+			if absent && has {
+				t.Errorf("%s on %s: the scan says absent, the tree has a node", src, path)
+			}
+			if strings.HasSuffix(path, "watch-GJLlxj_dtq8.html") && absent {
+				youtube = true
+			}
+		}
+	}
+	t.Logf("%d XPaths on %d pages: %d checks, %d answered by the scan, %d with nodes", len(srcs), len(pages), checked, scanned, present)
+	if present == 0 || !youtube {
+		t.Errorf("no page has a node (%d), or the scan did not answer on the YouTube watch page (%v)", present, youtube)
+	}
+}
