@@ -240,7 +240,7 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		vals := t.values(nd.attr).vals
 		found := false
 		for _, l := range nd.lits {
-			if l.inBytes(vals) {
+			if t.rarest(nd.attr, vals, l).inBytes(vals) {
 				found = true
 				break
 			}
@@ -250,4 +250,41 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		}
 	}
 	return false
+}
+
+// byteCounts is how often each byte occurs in an attribute's values, counted over the first list
+// item that asks for them: a literal's rarest byte in HTML at large is not its rarest in class
+// values (eBay's are full of the '_' of s-item__price, which a search for s-item__hotness then
+// stopped at), and the items of a list are alike.
+type byteCounts struct {
+	attr string
+	n    [256]uint16
+}
+
+// sampleBytes is the most bytes of an item's values counted.
+const sampleBytes = 16 << 10
+
+// rarest returns l searched by its rarest byte in the values of attr, as counted over vals the
+// first time the attribute is asked for (and kept for the next items).
+func (t *subtree) rarest(attr string, vals []byte, l rareString) rareString {
+	var c *byteCounts
+	for i := range t.counts {
+		if t.counts[i].attr == attr {
+			c = &t.counts[i]
+			break
+		}
+	}
+	if c == nil {
+		t.counts = append(t.counts, byteCounts{attr: attr})
+		c = &t.counts[len(t.counts)-1]
+		for _, b := range vals[:min(len(vals), sampleBytes)] {
+			c.n[b]++
+		}
+	}
+	for i := 0; i < len(l.s); i++ {
+		if c.n[l.s[i]] < c.n[l.s[l.rare]] {
+			l.rare = i
+		}
+	}
+	return l
 }

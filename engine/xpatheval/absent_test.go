@@ -1,7 +1,9 @@
 package xpatheval
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +81,40 @@ func TestPredNeeds(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("predNeeds(%s) = %q, want %q", c.pred, got, c.want)
+		}
+	}
+}
+
+// TestRarestByCounts: a literal searched by the byte the first item's values make rarest is found
+// where strings.Contains finds it, whatever the values counted and searched.
+func TestRarestByCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	alphabet := "s-item__ab\x00 "
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 2000 {
+		var sub subtree
+		sample := []byte(word(rng.IntN(64)))
+		for range 5 {
+			lit := strings.ReplaceAll(word(1+rng.IntN(8)), "\x00", "")
+			if lit == "" {
+				continue
+			}
+			vals := []byte(word(rng.IntN(96)))
+			if rng.IntN(2) == 0 {
+				at := rng.IntN(len(vals) + 1)
+				vals = slices.Concat(vals[:at], []byte(lit), vals[at:])
+			}
+			sub.rarest("class", sample, newRareString(lit)) // the counts come from the first values
+			l := sub.rarest("class", vals, newRareString(lit))
+			if got, want := l.inBytes(vals), strings.Contains(string(vals), lit); got != want {
+				t.Fatalf("%q in %q by byte %d: %v, want %v", lit, vals, l.rare, got, want)
+			}
 		}
 	}
 }
