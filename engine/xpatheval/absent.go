@@ -253,19 +253,22 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 }
 
 // byteCounts is how often each byte occurs in an attribute's values, counted over the first list
-// item that asks for them: a literal's rarest byte in HTML at large is not its rarest in class
-// values (eBay's are full of the '_' of s-item__price, which a search for s-item__hotness then
-// stopped at), and the items of a list are alike.
+// items that ask for them (up to sampleBytes): a literal's rarest byte in HTML at large is not its
+// rarest in class values (eBay's are full of the '_' of s-item__price, which a search for
+// s-item__hotness then stopped at), and the items of a list are alike.
 type byteCounts struct {
-	attr string
-	n    [256]uint16
+	attr  string
+	n     [256]uint16
+	total int        // bytes counted
+	last  *html.Node // the item counted last
 }
 
-// sampleBytes is the most bytes of an item's values counted.
+// sampleBytes is the most bytes of values counted.
 const sampleBytes = 16 << 10
 
-// rarest returns l searched by its rarest byte in the values of attr, as counted over vals the
-// first time the attribute is asked for (and kept for the next items).
+// rarest returns l searched by its rarest byte in the values of attr, as counted over the values
+// of the items that asked for them first (vals, t's item's); a byte no item had yet keeps the
+// HTML rank's choice.
 func (t *subtree) rarest(attr string, vals []byte, l rareString) rareString {
 	var c *byteCounts
 	for i := range t.counts {
@@ -277,9 +280,14 @@ func (t *subtree) rarest(attr string, vals []byte, l rareString) rareString {
 	if c == nil {
 		t.counts = append(t.counts, byteCounts{attr: attr})
 		c = &t.counts[len(t.counts)-1]
-		for _, b := range vals[:min(len(vals), sampleBytes)] {
+	}
+	if c.total < sampleBytes && (c.total == 0 || c.last != t.node) {
+		c.last = t.node
+		more := vals[:min(len(vals), sampleBytes-c.total)]
+		for _, b := range more {
 			c.n[b]++
 		}
+		c.total += len(more)
 	}
 	for i := 0; i < len(l.s); i++ {
 		if c.n[l.s[i]] < c.n[l.s[l.rare]] {
