@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
@@ -50,6 +51,27 @@ type frame struct {
 	top  int // args[top:] is free
 	// elem is the element a predicate is evaluated for (#), set by the builtin running it.
 	elem any
+	// vars are the values of the let variables in scope, vars[vbase:] the evaluation's own: a
+	// variable declared at depth d of the expression is vars[vbase+d] while its body runs.
+	vars  []any
+	vbase int
+}
+
+// dctx is what compiling a node needs: the function table and the let variables in scope, the
+// innermost last (an identifier names the innermost variable of its name, else the environment's).
+type dctx struct {
+	fns  map[string]*builtin.Function
+	vars []string
+}
+
+// variable returns the depth of the variable an identifier names, or -1 for an environment name.
+func (cx *dctx) variable(name string) int {
+	for d := len(cx.vars) - 1; d >= 0; d-- {
+		if cx.vars[d] == name {
+			return d
+		}
+	}
+	return -1
 }
 
 func newFrame() *frame { return &frame{} }
@@ -61,8 +83,7 @@ func compileDirect(p *vm.Program, c *conf.Config) direct {
 	if p == nil || !c.ShortCircuit {
 		return nil
 	}
-	fns := c.Functions
-	n := directNode(p.Node(), fns)
+	n := directNode(p.Node(), &dctx{fns: c.Functions})
 	if n == nil {
 		return nil
 	}
@@ -71,15 +92,15 @@ func compileDirect(p *vm.Program, c *conf.Config) direct {
 		if f == nil {
 			f = newFrame()
 		}
-		prev, top := f.env, f.top
-		f.env = env
+		prev, top, vbase := f.env, f.top, f.vbase
+		f.env, f.vbase = env, len(f.vars)
 		v, st := n(f)
-		f.env, f.top = prev, top
+		f.env, f.top, f.vbase = prev, top, vbase
 		return v, st == stOK
 	}
 }
 
-func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
+func directNode(n ast.Node, cx *dctx) dnode {
 	// The compiler dereferences pointer operands; no environment value is one.
 	if t := n.Type(); t != nil && t.Kind() == reflect.Pointer {
 		return nil
@@ -108,9 +129,36 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 			return nil
 		}
 		name := x.Value
+		if d := cx.variable(name); d >= 0 {
+			return func(f *frame) (any, state) { return f.vars[f.vbase+d], stOK }
+		}
 		return func(f *frame) (any, state) { return f.env[name], stOK }
+	case *ast.VariableDeclaratorNode:
+		// let name = value; expr
+		val := directNode(x.Value, cx)
+		if val == nil {
+			return nil
+		}
+		cx.vars = append(cx.vars, x.Name)
+		body := directNode(x.Expr, cx)
+		cx.vars = cx.vars[:len(cx.vars)-1]
+		if body == nil {
+			return nil
+		}
+		return func(f *frame) (any, state) {
+			v, st := val(f)
+			if st != stOK {
+				return nil, st
+			}
+			at := len(f.vars)
+			f.vars = append(f.vars, v)
+			out, st := body(f)
+			f.vars[at] = nil
+			f.vars = f.vars[:at]
+			return out, st
+		}
 	case *ast.ChainNode:
-		inner := directNode(x.Node, fns)
+		inner := directNode(x.Node, cx)
 		if inner == nil {
 			return nil
 		}
@@ -128,11 +176,17 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 			return v, stOK
 		}
 	case *ast.MemberNode:
-		prop, ok := x.Property.(*ast.StringNode)
-		if !ok || x.Method {
+		if x.Method {
 			return nil
 		}
-		base := directNode(x.Node, fns)
+		if _, ok := x.Property.(*ast.IntegerNode); ok {
+			return directIndex(x, cx)
+		}
+		prop, ok := x.Property.(*ast.StringNode)
+		if !ok {
+			return nil
+		}
+		base := directNode(x.Node, cx)
 		if base == nil {
 			return nil
 		}
@@ -152,11 +206,11 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		if !ok {
 			return nil
 		}
-		fn, ok := fns[id.Value]
+		fn, ok := cx.fns[id.Value]
 		if !ok || fn.Func == nil {
 			return nil
 		}
-		args := directArgs(x.Arguments, fns)
+		args := directArgs(x.Arguments, cx)
 		if args == nil && len(x.Arguments) > 0 {
 			return nil
 		}
@@ -187,7 +241,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		return func(f *frame) (any, state) { return f.elem, stOK }
 	case *ast.BuiltinNode:
 		if x.Name == "count" {
-			return directCount(x, fns)
+			return directCount(x, cx)
 		}
 		// The builtins without a predicate (int, float, string, len, lower, ...): the compiler
 		// emits a plain call of their Fast or Func form. Safe forms count memory, which is left to
@@ -200,7 +254,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		if f.Fast == nil && (f.Safe != nil || f.Func == nil) {
 			return nil
 		}
-		args := directArgs(x.Arguments, fns)
+		args := directArgs(x.Arguments, cx)
 		if args == nil && len(x.Arguments) > 0 {
 			return nil
 		}
@@ -225,7 +279,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 		if x.Operator != "!" && x.Operator != "not" {
 			return nil
 		}
-		arg := directNode(x.Node, fns)
+		arg := directNode(x.Node, cx)
 		if arg == nil {
 			return nil
 		}
@@ -241,7 +295,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 			return !b, stOK
 		}
 	case *ast.ConditionalNode:
-		cond, yes, no := directNode(x.Cond, fns), directNode(x.Exp1, fns), directNode(x.Exp2, fns)
+		cond, yes, no := directNode(x.Cond, cx), directNode(x.Exp1, cx), directNode(x.Exp2, cx)
 		if cond == nil || yes == nil || no == nil {
 			return nil
 		}
@@ -260,7 +314,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 			return no(f)
 		}
 	case *ast.BinaryNode:
-		l, r := directNode(x.Left, fns), directNode(x.Right, fns)
+		l, r := directNode(x.Left, cx), directNode(x.Right, cx)
 		if l == nil || r == nil {
 			return nil
 		}
@@ -292,7 +346,29 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 				}
 				return r(f)
 			}
-		case "==", "!=", "+":
+		case "contains":
+			// the VM's OpContains: false with a nil side, a panic (left to the VM) with a side
+			// that is not a string
+			return func(f *frame) (any, state) {
+				a, st := l(f)
+				if st != stOK {
+					return nil, st
+				}
+				b, st := r(f)
+				if st != stOK {
+					return nil, st
+				}
+				if runtime.IsNil(a) || runtime.IsNil(b) {
+					return false, stOK
+				}
+				as, ok1 := a.(string)
+				bs, ok2 := b.(string)
+				if !ok1 || !ok2 {
+					return nil, stFail
+				}
+				return strings.Contains(as, bs), stOK
+			}
+		case "==", "!=", "+", "-", "*":
 			op := x.Operator
 			return func(f *frame) (any, state) {
 				a, st := l(f)
@@ -315,7 +391,7 @@ func directNode(n ast.Node, fns map[string]*builtin.Function) dnode {
 // answer is an int. count(items, !#.is_sponsored) runs once per card of a list page, over the cards
 // before it. The forms the optimizer gives an early exit (count(...) > n) and other collections
 // are the VM's.
-func directCount(x *ast.BuiltinNode, fns map[string]*builtin.Function) dnode {
+func directCount(x *ast.BuiltinNode, cx *dctx) dnode {
 	if len(x.Arguments) != 2 || x.Threshold != nil {
 		return nil
 	}
@@ -323,7 +399,7 @@ func directCount(x *ast.BuiltinNode, fns map[string]*builtin.Function) dnode {
 	if !ok {
 		return nil
 	}
-	coll, body := directNode(x.Arguments[0], fns), directNode(pred.Node, fns)
+	coll, body := directNode(x.Arguments[0], cx), directNode(pred.Node, cx)
 	if coll == nil || body == nil {
 		return nil
 	}
@@ -354,11 +430,44 @@ func directCount(x *ast.BuiltinNode, fns map[string]*builtin.Function) dnode {
 	}
 }
 
+// directIndex is x[i] with an integer literal i (split(u, "?")[0]), as the VM's OpFetch runs it:
+// runtime.Fetch, whose panic (an index out of range, a base it cannot index) is left to the VM.
+func directIndex(x *ast.MemberNode, cx *dctx) dnode {
+	base, key := directNode(x.Node, cx), directNode(x.Property, cx)
+	if base == nil || key == nil {
+		return nil
+	}
+	optional := x.Optional
+	return func(f *frame) (any, state) {
+		b, st := base(f)
+		if st != stOK {
+			return nil, st
+		}
+		if optional && runtime.IsNil(b) {
+			return nil, stChainNil
+		}
+		k, st := key(f)
+		if st != stOK {
+			return nil, st
+		}
+		return fetch(b, k)
+	}
+}
+
+func fetch(from, i any) (v any, st state) {
+	defer func() {
+		if recover() != nil {
+			v, st = nil, stFail
+		}
+	}()
+	return runtime.Fetch(from, i), stOK
+}
+
 // directArgs are the direct forms of args, or nil when one has none.
-func directArgs(args []ast.Node, fns map[string]*builtin.Function) []dnode {
+func directArgs(args []ast.Node, cx *dctx) []dnode {
 	out := make([]dnode, len(args))
 	for i, a := range args {
-		if out[i] = directNode(a, fns); out[i] == nil {
+		if out[i] = directNode(a, cx); out[i] == nil {
 			return nil
 		}
 	}
@@ -445,18 +554,26 @@ func callFast(f func(any) any, arg any) (v any, st state) {
 	return f(arg), stOK
 }
 
-// binary is the VM's ==, != and + (runtime.Equal and runtime.Add; a panic is left to the VM).
+// binary is the VM's ==, !=, +, - and * (runtime.Equal, Add, Subtract and Multiply; a panic is
+// left to the VM). The VM dereferences the operands of - and *: a pointer there is left to it.
 func binary(op string, a, b any) (v any, st state) {
 	defer func() {
 		if recover() != nil {
 			v, st = nil, stFail
 		}
 	}()
+	if (op == "-" || op == "*") && (!plain(a) || !plain(b)) {
+		return nil, stFail
+	}
 	switch op {
 	case "==":
 		return runtime.Equal(a, b), stOK
 	case "!=":
 		return !runtime.Equal(a, b), stOK
+	case "-":
+		return runtime.Subtract(a, b), stOK
+	case "*":
+		return runtime.Multiply(a, b), stOK
 	}
 	return runtime.Add(a, b), stOK
 }

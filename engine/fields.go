@@ -396,14 +396,19 @@ func coerce(v any, kind, elem fieldKind, base *url.URL) (any, error) {
 		}
 		return out, nil
 	case kString:
+		// v itself where it is already the answer: x back in an interface would be a copy of its
+		// header on the heap, per field of every card
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return v, nil
 		case float64, int, int64, bool:
 			return stringify(x), nil
 		}
 		return nil, fmt.Errorf("want a string, got %T", v)
 	case kInt:
+		if _, ok := v.(int); ok {
+			return v, nil
+		}
 		if n, ok := toInt(v); ok {
 			return n, nil
 		}
@@ -411,7 +416,7 @@ func coerce(v any, kind, elem fieldKind, base *url.URL) (any, error) {
 	case kFloat:
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			return v, nil
 		case int:
 			return float64(x), nil
 		case int64:
@@ -438,13 +443,16 @@ func coerce(v any, kind, elem fieldKind, base *url.URL) (any, error) {
 		}
 		return nil, fmt.Errorf("want true or false, got %v", short(v))
 	case kURL:
-		s, ok := v.(string)
+		orig, ok := v.(string)
 		if !ok {
 			return nil, fmt.Errorf("want a URL, got %T", v)
 		}
-		s = strings.TrimSpace(s)
+		s := strings.TrimSpace(orig)
 		if funcs.PlainAbsURL(s) {
 			// What the round trip below gives back (an absolute reference ignores base).
+			if len(s) == len(orig) {
+				return v, nil
+			}
 			return s, nil
 		}
 		u, err := url.Parse(s)

@@ -99,6 +99,13 @@ type numTok struct {
 	ends   []int // ends[i] is the rune index just after groups[i]
 }
 
+// numTokBuf is the storage of a short token's slices.
+type numTokBuf struct {
+	groups [4]string
+	seps   [3]rune
+	ends   [4]int
+}
+
 func (t numTok) end() int { return t.ends[len(t.ends)-1] }
 
 const maxSeps = 16
@@ -125,7 +132,10 @@ func scanNumber(r []rune, from int) (numTok, bool) {
 	if i >= len(r) {
 		return numTok{}, false
 	}
-	t := numTok{start: i}
+	// Most numbers on a page are one to four groups ("12,99", "1.234,56"): their slices share
+	// one allocation rather than growing one by one.
+	buf := new(numTokBuf)
+	t := numTok{start: i, groups: buf.groups[:0], seps: buf.seps[:0], ends: buf.ends[:0]}
 	// A minus counts only when it cannot be a hyphen inside a word or a range ("B-52", "10-20").
 	if i > 0 && r[i-1] == '-' && (i < 2 || !(unicode.IsLetter(r[i-2]) || isDigit(r[i-2]))) {
 		t.neg = true
@@ -232,25 +242,27 @@ func (t numTok) value(ambiguousIsDecimal func(sep rune) bool) (v float64, used i
 			asInt = !ambiguousIsDecimal(seps[k-1])
 			asDec = !asInt
 		}
-		var b strings.Builder
+		// the digits as ParseFloat reads them, in a buffer on the stack for the usual lengths
+		var buf [32]byte
+		b := buf[:0]
 		if t.neg {
-			b.WriteByte('-')
+			b = append(b, '-')
 		}
 		switch {
 		case asInt:
 			for _, g := range groups {
-				b.WriteString(g)
+				b = append(b, g...)
 			}
 		case asDec:
 			for _, g := range groups[:k] {
-				b.WriteString(g)
+				b = append(b, g...)
 			}
-			b.WriteByte('.')
-			b.WriteString(groups[k])
+			b = append(b, '.')
+			b = append(b, groups[k]...)
 		default:
 			continue
 		}
-		f, err := strconv.ParseFloat(b.String(), 64)
+		f, err := strconv.ParseFloat(string(b), 64)
 		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 			return 0, 0, false
 		}

@@ -2,6 +2,7 @@ package funcs
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +94,60 @@ func FuzzPlainAbsURL(f *testing.F) {
 		// The same with an http(s) prefix, so that the fuzzer spends its time past the scheme.
 		checkPlain(t, "https://"+s, base)
 		checkPlain(t, "http://a.b/"+s, base)
+	})
+}
+
+// absURLByNetURL is absURLIn without its shortcuts: net/url's parse, resolution and String.
+func absURLByNetURL(ref, base string) (string, bool) {
+	ref = cleanURL(ref)
+	if ref == "" {
+		return "", false
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", false
+	}
+	if u.Scheme != "" {
+		u.Scheme = strings.ToLower(u.Scheme)
+		if !isHTTP(u) {
+			return "", false
+		}
+		return u.String(), true
+	}
+	b := parseBase(base)
+	if b == nil {
+		if strings.HasPrefix(ref, "//") {
+			if u, err := url.Parse("https:" + ref); err == nil && isHTTP(u) {
+				return u.String(), true
+			}
+		}
+		return "", false
+	}
+	r := b.ResolveReference(u)
+	if !isHTTP(r) {
+		return "", false
+	}
+	return r.String(), true
+}
+
+var absURLBases = []string{"https://www.amazon.de/s?k=katzenfutter", "http://a.b", "https://u:p@a.b/x/y?z",
+	"https://A.B:8080/x/", "HTTPS://www.x.com/a/b/../c?d#e", "https://[::1]/", "https://a.b/%41/", ""}
+
+// FuzzAbsURLShortcuts: absURL answers as net/url does, with references from the root (and the
+// other shapes it shortcuts) against bases with and without a user, a port or a plain host.
+func FuzzAbsURLShortcuts(f *testing.F) {
+	for _, s := range []string{"/dp/B0C1?ref=sr_1_1&keywords=k", "/", "/a//b/", "/a/./b", "/a/../b", "/a/..", "/x?",
+		"/x#f", "/x%20y", "/ü", "//h.c/x", "/x?q=a?b", "/x y", "/x\\y", "https://a.b/c", "rel/x", "?q", "#f"} {
+		f.Add(s, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, ref string, bi uint8) {
+		base := absURLBases[int(bi)%len(absURLBases)]
+		for _, r := range []string{ref, "/" + ref} {
+			got, ok := absURLIn(r, base, &Bases{})
+			want, wantOK := absURLByNetURL(r, base)
+			if got != want || ok != wantOK {
+				t.Errorf("absURL(%q, %q) = %q, %v; net/url %q, %v", r, base, got, ok, want, wantOK)
+			}
+		}
 	})
 }

@@ -46,6 +46,15 @@ func absURLIn(ref, base string, bs *Bases) (string, bool) {
 			return abs, true
 		}
 	}
+	if len(ref) > 1 && ref[0] == '/' && ref[1] != '/' {
+		// A path from the root (Amazon's product links) is the base's scheme and host and ref,
+		// when that is plain and the base has no user (ResolveReference keeps the base's user).
+		if b := bs.parse(base); b != nil && b.User == nil {
+			if abs := b.Scheme + "://" + b.Host + ref; PlainAbsURL(abs) {
+				return abs, true
+			}
+		}
+	}
 	u, err := url.Parse(ref)
 	if err != nil {
 		return "", false

@@ -169,45 +169,87 @@ func (j *joinedAttr) nextHolding(l rareString, k int) int {
 
 // values returns the joined values of attribute name over t's elements, building them once per
 // item (the buffers are kept for the next item), or reading them from the document index's.
+// Building them joins, in the same walk of the item's elements, every other attribute the
+// previous item built its values of: the items of a list have the same fields, which ask for the
+// same attributes (Amazon's cards some eight: href, id, data-cy, data-component-type...), and
+// one walk testing each attribute against a few names costs much less than a walk per name.
 func (t *subtree) values(name string) *joinedAttr {
 	for i := range t.njoined {
 		if t.joined[i].name == name {
 			return &t.joined[i].joinedAttr
 		}
 	}
-	if t.njoined == len(t.joined) {
-		t.joined = append(t.joined, itemJoined{})
-	}
-	j := &t.joined[t.njoined]
-	t.njoined++
 	list := t.list()
 	if t.lo >= 0 {
 		if dj := t.doc.joined[name]; dj != nil && dj.pos != nil {
+			j := t.claim(name)
+			j.walked = false
 			j.joinedAttr = dj.within(t.lo, t.hi)
 			return &j.joinedAttr
 		}
 	}
-	if j.bufElems == nil {
-		// sized for the first item, whose buffers the next items reuse: a dozen growths otherwise
-		j.bufVals, j.bufElems = make([]byte, 0, 16*len(list)), make([]*html.Node, 0, len(list))
+	first := t.njoined
+	t.claim(name).walked = true
+	for i := t.njoined; i < len(t.joined); i++ {
+		if t.joined[i].walked {
+			t.joined[t.njoined], t.joined[i] = t.joined[i], t.joined[t.njoined]
+			t.njoined++
+		}
 	}
-	vals, elems := j.bufVals[:0], j.bufElems[:0]
+	joinWalked(t.joined[first:t.njoined], list)
+	return &t.joined[first].joinedAttr
+}
+
+// claim returns the entry of t.joined for name, now the item's (the entries past njoined are the
+// previous items', whose storage is reused, its own name's when it has one).
+func (t *subtree) claim(name string) *itemJoined {
+	k := -1
+	for i := t.njoined; i < len(t.joined); i++ {
+		if t.joined[i].name == name {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		t.joined = append(t.joined, itemJoined{})
+		k = len(t.joined) - 1
+		t.joined[k].name = name
+	}
+	t.joined[t.njoined], t.joined[k] = t.joined[k], t.joined[t.njoined]
+	t.njoined++
+	return &t.joined[t.njoined-1]
+}
+
+// joinWalked builds the values of each of js over list in one walk.
+func joinWalked(js []itemJoined, list []*html.Node) {
+	for k := range js {
+		j := &js[k]
+		if j.bufElems == nil {
+			// sized for the first item, whose buffers the next items reuse: a dozen growths otherwise
+			j.bufVals, j.bufElems = make([]byte, 0, 16*len(list)), make([]*html.Node, 0, len(list))
+		}
+		j.bufVals, j.bufElems = j.bufVals[:0], j.bufElems[:0]
+	}
 	for _, n := range list {
-		has := false
 		for _, a := range n.Attr {
-			if a.Key == name { // whatever its namespace: attr reads the first of any
-				vals = append(vals, a.Val...)
-				vals = append(vals, 0)
-				has = true
+			for k := range js {
+				j := &js[k]
+				if a.Key != j.name { // whatever its namespace: attr reads the first of any
+					continue
+				}
+				j.bufVals = append(j.bufVals, a.Val...)
+				j.bufVals = append(j.bufVals, 0)
+				if e := j.bufElems; len(e) == 0 || e[len(e)-1] != n {
+					j.bufElems = append(j.bufElems, n)
+				}
+				break
 			}
 		}
-		if has {
-			elems = append(elems, n)
-		}
 	}
-	j.bufVals, j.bufElems = vals, elems
-	j.joinedAttr = joinedAttr{name: name, vals: vals, elems: elems}
-	return &j.joinedAttr
+	for k := range js {
+		j := &js[k]
+		j.joinedAttr = joinedAttr{name: j.name, vals: j.bufVals, elems: j.bufElems}
+	}
 }
 
 // itemJoined is a list item's joined values of one attribute, and the storage kept for the next
@@ -216,6 +258,7 @@ type itemJoined struct {
 	joinedAttr
 	bufVals  []byte
 	bufElems []*html.Node
+	walked   bool // built by walking the item's elements (not read from the document index)
 }
 
 // candidates returns the elements of t a descendant step with needs can select: those that have
@@ -240,7 +283,7 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		vals := t.values(nd.attr).vals
 		found := false
 		for _, l := range nd.lits {
-			if l.inBytes(vals) {
+			if t.rarest(nd.attr, vals, l).inBytes(vals) {
 				found = true
 				break
 			}
@@ -250,4 +293,49 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		}
 	}
 	return false
+}
+
+// byteCounts is how often each byte occurs in an attribute's values, counted over the first list
+// items that ask for them (up to sampleBytes): a literal's rarest byte in HTML at large is not its
+// rarest in class values (eBay's are full of the '_' of s-item__price, which a search for
+// s-item__hotness then stopped at), and the items of a list are alike.
+type byteCounts struct {
+	attr  string
+	n     [256]uint16
+	total int        // bytes counted
+	last  *html.Node // the item counted last
+}
+
+// sampleBytes is the most bytes of values counted.
+const sampleBytes = 16 << 10
+
+// rarest returns l searched by its rarest byte in the values of attr, as counted over the values
+// of the items that asked for them first (vals, t's item's); a byte no item had yet keeps the
+// HTML rank's choice.
+func (t *subtree) rarest(attr string, vals []byte, l rareString) rareString {
+	var c *byteCounts
+	for i := range t.counts {
+		if t.counts[i].attr == attr {
+			c = &t.counts[i]
+			break
+		}
+	}
+	if c == nil {
+		t.counts = append(t.counts, byteCounts{attr: attr})
+		c = &t.counts[len(t.counts)-1]
+	}
+	if c.total < sampleBytes && (c.total == 0 || c.last != t.node) {
+		c.last = t.node
+		more := vals[:min(len(vals), sampleBytes-c.total)]
+		for _, b := range more {
+			c.n[b]++
+		}
+		c.total += len(more)
+	}
+	for i := 0; i < len(l.s); i++ {
+		if c.n[l.s[i]] < c.n[l.s[l.rare]] {
+			l.rare = i
+		}
+	}
+	return l
 }

@@ -1,8 +1,15 @@
 package xpatheval
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"asa/engine/dom"
+	"golang.org/x/net/html"
 )
 
 // The absent-literal shortcut (absent.go) against the reference, from every element of pages where
@@ -79,6 +86,101 @@ func TestPredNeeds(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("predNeeds(%s) = %q, want %q", c.pred, got, c.want)
+		}
+	}
+}
+
+// TestRarestByCounts: a literal searched by the byte the first item's values make rarest is found
+// where strings.Contains finds it, whatever the values counted and searched.
+func TestRarestByCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	alphabet := "s-item__ab\x00 "
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 2000 {
+		var sub subtree
+		sample := []byte(word(rng.IntN(64)))
+		for range 5 {
+			lit := strings.ReplaceAll(word(1+rng.IntN(8)), "\x00", "")
+			if lit == "" {
+				continue
+			}
+			vals := []byte(word(rng.IntN(96)))
+			if rng.IntN(2) == 0 {
+				at := rng.IntN(len(vals) + 1)
+				vals = slices.Concat(vals[:at], []byte(lit), vals[at:])
+			}
+			sub.rarest("class", sample, newRareString(lit)) // the counts come from the first values
+			l := sub.rarest("class", vals, newRareString(lit))
+			if got, want := l.inBytes(vals), strings.Contains(string(vals), lit); got != want {
+				t.Fatalf("%q in %q by byte %d: %v, want %v", lit, vals, l.rare, got, want)
+			}
+		}
+	}
+}
+
+// TestValuesJoinedInOneWalk: an item's values of each attribute, whether built alone, in one walk
+// with the attributes the previous items asked for, or read from the document index, are those
+// of a walk for that attribute alone, whatever order the items ask for them in.
+func TestValuesJoinedInOneWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 13))
+	names := []string{"class", "id", "href", "data-x", "data-y", "role"}
+	for range 300 {
+		var b strings.Builder
+		var open int
+		for range 1 + rng.IntN(40) {
+			if open > 0 && rng.IntN(3) == 0 {
+				b.WriteString("</div>")
+				open--
+				continue
+			}
+			b.WriteString("<div")
+			for range rng.IntN(4) {
+				fmt.Fprintf(&b, " %s=%q", names[rng.IntN(len(names))], []string{"a", "b c", "", "x\x01y"}[rng.IntN(4)])
+			}
+			b.WriteString(">t")
+			open++
+		}
+		root, err := dom.ParseHTML([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docIdx := buildIndex(root, joiningWant())
+		var alone, fromDoc subtree
+		for n := root; n != nil; n = nextNode(n, root) {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			alone.reset(n, nil)
+			fromDoc.reset(n, docIdx)
+			for range 1 + rng.IntN(6) {
+				name := names[rng.IntN(len(names))]
+				var want []byte
+				var wantElems []*html.Node
+				for _, e := range alone.list() {
+					has := false
+					for _, a := range e.Attr {
+						if a.Key == name {
+							want = append(append(want, a.Val...), 0)
+							has = true
+						}
+					}
+					if has {
+						wantElems = append(wantElems, e)
+					}
+				}
+				for _, sub := range []*subtree{&alone, &fromDoc} {
+					j := sub.values(name)
+					if j.name != name || !bytes.Equal(j.vals, want) || !slices.Equal(j.elems, wantElems) {
+						t.Fatalf("%s: values of %s under <%s>: %q %d elements, want %q %d", b.String(), name, n.Data, j.vals, len(j.elems), want, len(wantElems))
+					}
+				}
+			}
 		}
 	}
 }

@@ -848,6 +848,8 @@ type subtree struct {
 
 	tagged  []taggedElems // the elements of one tag each: the first ntagged are this node's
 	ntagged int
+
+	counts []byteCounts // of attributes' values, kept across items (see rarest)
 }
 
 // taggedElems is the elements of a subtree whose tag is one atom, in document order.
