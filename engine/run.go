@@ -550,12 +550,14 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 	case "html":
 		// A view of the body, never written after parsing (see bodyString): the tree's strings
 		// are its bytes rather than a copy of the page.
-		n, err := dom.ParseHTMLView(body)
+		n, elems, err := dom.ParseHTMLViewElements(body)
 		if err != nil {
 			sr.parseErr = fmt.Errorf("parsing HTML: %w", err)
 			return sr
 		}
 		sr.doc, sr.html = dom.Navigator(n), n
+		// The XPath index is built from the parser's list of elements rather than a walk.
+		r.xp.SetElements(n, elems)
 	case "xml":
 		n, err := dom.ParseXML(body)
 		if err != nil {

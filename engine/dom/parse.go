@@ -38,6 +38,22 @@ func ParseHTMLView(body []byte) (doc *html.Node, err error) {
 	return parseHTML(unsafe.String(&body[0], len(body)))
 }
 
+// ParseHTMLViewElements is ParseHTMLView that also returns the tree's elements in document order,
+// listed by the parser as it made them (nil when it moved some, see htmlparse.ParseStringElements):
+// the engine's XPath index is built from them without a walk of the tree.
+func ParseHTMLViewElements(body []byte) (doc *html.Node, elems []*html.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, elems, err = nil, nil, fmt.Errorf("dom: HTML parser panicked: %v", r)
+		}
+	}()
+	body = bytes.TrimPrefix(body, bomUTF8)
+	if len(body) == 0 {
+		return htmlparse.ParseStringElements("")
+	}
+	return htmlparse.ParseStringElements(unsafe.String(&body[0], len(body)))
+}
+
 func parseHTML(s string) (doc *html.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {

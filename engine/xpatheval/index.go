@@ -500,6 +500,10 @@ type docIndex struct {
 	all    []*html.Node
 	listed bool
 
+	// parsed is every element in document order as the parser listed them, or nil: all is then
+	// parsed itself, with no walk.
+	parsed []*html.Node
+
 	// cursor is where the last item was found in all: items come in document order, so each is
 	// looked for from the previous one's place.
 	cursor int
@@ -511,10 +515,15 @@ func (idx *docIndex) elements() []*html.Node {
 		return idx.all
 	}
 	idx.listed = true
-	idx.all = make([]*html.Node, 0, 1024)
-	for n := idx.root; n != nil; n = nextNode(n, idx.root) {
-		if n.Type == html.ElementNode {
-			idx.all = append(doubled(idx.all, 1), n)
+	if idx.parsed != nil {
+		// read only (native.go's subtrees take ranges capped at their ends)
+		idx.all = idx.parsed
+	} else {
+		idx.all = make([]*html.Node, 0, 1024)
+		for n := idx.root; n != nil; n = nextNode(n, idx.root) {
+			if n.Type == html.ElementNode {
+				idx.all = append(doubled(idx.all, 1), n)
+			}
 		}
 	}
 	for _, j := range idx.joined {
@@ -576,14 +585,23 @@ func (idx *docIndex) after(i int) int {
 	return len(idx.all)
 }
 
-func buildIndex(root *html.Node, want *indexWant) *docIndex {
+// buildIndex indexes the document under root; elems, when not nil, is its elements in document
+// order (as its parser listed them), indexed without a walk of the tree: the walk visits every
+// text node too, and on a large page reads the nodes back from memory after the parse.
+func buildIndex(root *html.Node, want *indexWant, elems []*html.Node) *docIndex {
 	want.lists()
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}}
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}, parsed: elems}
 	byTag := make([][]*html.Node, len(want.tagNames))
 	var key []byte
-	for n := root; n != nil; n = nextNode(n, root) {
-		if n.Type == html.ElementNode {
+	if elems != nil {
+		for _, n := range elems {
 			idx.index(n, want, byTag, &key)
+		}
+	} else {
+		for n := root; n != nil; n = nextNode(n, root) {
+			if n.Type == html.ElementNode {
+				idx.index(n, want, byTag, &key)
+			}
 		}
 	}
 	for i, t := range want.tagNames {
