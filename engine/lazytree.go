@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 
+	"golang.org/x/net/html"
+
 	"asa/engine/dom"
 )
 
@@ -100,17 +102,19 @@ func containsString(l []string, s string) bool {
 	return false
 }
 
-// buildHTML parses the step's body into its tree.
-func (s *stepResult) buildHTML() {
+// buildHTML parses the step's body into its tree and returns the tree's elements in document
+// order as the parser listed them (nil when it moved some: see dom.ParseHTMLViewElements).
+func (s *stepResult) buildHTML() []*html.Node {
 	s.lazy = false
 	// A view of the body, never written after parsing (see bodyString): the tree's strings are
 	// its bytes rather than a copy of the page.
-	n, err := dom.ParseHTMLView(s.body)
+	n, elems, err := dom.ParseHTMLViewElements(s.body)
 	if err != nil {
 		s.parseErr = fmt.Errorf("parsing HTML: %w", err)
-		return
+		return nil
 	}
 	s.doc, s.html = dom.Navigator(n), n
+	return elems
 }
 
 // scanAbsent reports whether m's XPath (m.scan) selects nothing in sr's tree, as shown by the scan

@@ -570,7 +570,10 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 			sr.lazy = true
 			return sr
 		}
-		sr.buildHTML()
+		// The XPath index is built from the parser's list of elements rather than a walk.
+		if elems := sr.buildHTML(); sr.html != nil {
+			r.xp.SetElements(sr.html, elems)
+		}
 	case "xml":
 		n, err := dom.ParseXML(body)
 		if err != nil {

@@ -57,6 +57,22 @@ func ScanElementsView(body []byte, names []string) (doc *html.Node, ok bool) {
 	return htmlparse.ScanElements(unsafe.String(&body[0], len(body)), names)
 }
 
+// ParseHTMLViewElements is ParseHTMLView that also returns the tree's elements in document order,
+// listed by the parser as it made them (nil when it moved some, see htmlparse.ParseStringElements):
+// the engine's XPath index is built from them without a walk of the tree.
+func ParseHTMLViewElements(body []byte) (doc *html.Node, elems []*html.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, elems, err = nil, nil, fmt.Errorf("dom: HTML parser panicked: %v", r)
+		}
+	}()
+	body = bytes.TrimPrefix(body, bomUTF8)
+	if len(body) == 0 {
+		return htmlparse.ParseStringElements("")
+	}
+	return htmlparse.ParseStringElements(unsafe.String(&body[0], len(body)))
+}
+
 func parseHTML(s string) (doc *html.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -150,7 +150,7 @@ func TestValuesJoinedInOneWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docIdx := buildIndex(root, joiningWant())
+		docIdx := buildIndex(root, joiningWant(), nil)
 		var alone, fromDoc subtree
 		for n := root; n != nil; n = nextNode(n, root) {
 			if n.Type != html.ElementNode {

@@ -66,7 +66,7 @@ func BenchmarkBuildIndex(b *testing.B) {
 				b.StopTimer()
 				runtime.GC()
 				b.StartTimer()
-				buildIndex(root, want)
+				buildIndex(root, want, nil)
 			}
 		})
 	}

@@ -102,7 +102,7 @@ func TestFastXPathMatchesFull(t *testing.T) {
 	}
 	var checked atomic.Int64
 	forEachPage(t, sels, func(page string, root *html.Node, on []shippedSel) {
-		idx := buildIndex(root, want)
+		idx := buildIndex(root, want, nil)
 		for _, s := range on {
 			fast, ok := s.fast.eval(idx)
 			if !ok {
@@ -385,7 +385,7 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 		// Each context's elements kept across all the XPaths, as a list item's are across its
 		// fields: what one XPath lists (attribute values, elements of a tag) serves the next.
 		// keptDoc: the same, read from the document index's elements and joined values.
-		idx := buildIndex(root, joiningWant())
+		idx := buildIndex(root, joiningWant(), nil)
 		kept, keptDoc := map[*html.Node]*subtree{}, map[*html.Node]*subtree{}
 		for _, c := range ctxs {
 			kept[c], keptDoc[c] = &subtree{}, &subtree{}
@@ -694,7 +694,7 @@ func TestIndexFirstStepFilter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := fx.eval(buildIndex(root, want))
+		got, ok := fx.eval(buildIndex(root, want, nil))
 		if ok != tt.indexed {
 			t.Errorf("%s: index path answered %v, want %v", tt.src, ok, tt.indexed)
 		}
@@ -719,7 +719,7 @@ func TestIndexPresenceOnce(t *testing.T) {
 	if fx == nil {
 		t.Fatal("//*[@href] is not indexed")
 	}
-	got, ok := fx.eval(buildIndex(root, want))
+	got, ok := fx.eval(buildIndex(root, want, nil))
 	if !ok {
 		t.Fatal("the index did not answer")
 	}
@@ -786,7 +786,7 @@ func TestItemFromDocumentIndex(t *testing.T) {
 			}
 			t.Fatal(err)
 		}
-		idx := buildIndex(root, joiningWant())
+		idx := buildIndex(root, joiningWant(), nil)
 		var elems []*html.Node
 		for n := root; n != nil; n = nextNode(n, root) {
 			if n.Type == html.ElementNode {

@@ -214,6 +214,18 @@ type Evaluator struct {
 	want    *Want
 	indexes map[*html.Node]*docIndex
 	item    subtree // the elements of the list item whose fields are being evaluated
+
+	// listed is the elements of the document whose root is listedRoot in document order, as its
+	// parser listed them (see SetElements).
+	listedRoot *html.Node
+	listed     []*html.Node
+}
+
+// SetElements gives the evaluator the elements under root (a document the engine parsed and never
+// changes) in document order, as dom.ParseHTMLViewElements listed them: the document's index is
+// then built from the list rather than by a walk of the tree. nil elems: the index walks.
+func (ev *Evaluator) SetElements(root *html.Node, elems []*html.Node) {
+	ev.listedRoot, ev.listed = root, elems
 }
 
 // NewEvaluator returns an evaluator for the XPaths compiled with want (nil: no index path).
@@ -231,7 +243,11 @@ func (ev *Evaluator) indexFor(root *html.Node) *docIndex {
 	if w == nil {
 		w = newIndexWant()
 	}
-	idx := buildIndex(root, w)
+	var elems []*html.Node
+	if root == ev.listedRoot {
+		elems = ev.listed
+	}
+	idx := buildIndex(root, w, elems)
 	ev.indexes[root] = idx
 	return idx
 }

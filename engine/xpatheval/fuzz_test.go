@@ -66,10 +66,10 @@ func checkXPathWays(t *testing.T, doc, src string) {
 	if fx != nil {
 		want := newIndexWant()
 		analyzeXPath(src, want)
-		idx = buildIndex(root, want)
+		idx = buildIndex(root, want, nil)
 	}
 	var sub, fromDoc subtree
-	docIdx := buildIndex(root, joiningWant())
+	docIdx := buildIndex(root, joiningWant(), nil)
 	for _, c := range ctxs {
 		want := referenceXPath(x, root, c)
 		wantFirst := want

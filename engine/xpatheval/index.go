@@ -500,6 +500,10 @@ type docIndex struct {
 	all    []*html.Node
 	listed bool
 
+	// parsed is every element in document order as the parser listed them, or nil: all is then
+	// parsed itself, with no walk.
+	parsed []*html.Node
+
 	// cursor is where the last item was found in all: items come in document order, so each is
 	// looked for from the previous one's place.
 	cursor int
@@ -511,10 +515,15 @@ func (idx *docIndex) elements() []*html.Node {
 		return idx.all
 	}
 	idx.listed = true
-	idx.all = make([]*html.Node, 0, 1024)
-	for n := idx.root; n != nil; n = nextNode(n, idx.root) {
-		if n.Type == html.ElementNode {
-			idx.all = append(doubled(idx.all, 1), n)
+	if idx.parsed != nil {
+		// read only (native.go's subtrees take ranges capped at their ends)
+		idx.all = idx.parsed
+	} else {
+		idx.all = make([]*html.Node, 0, 1024)
+		for n := idx.root; n != nil; n = nextNode(n, idx.root) {
+			if n.Type == html.ElementNode {
+				idx.all = append(doubled(idx.all, 1), n)
+			}
 		}
 	}
 	for _, j := range idx.joined {
@@ -576,22 +585,45 @@ func (idx *docIndex) after(i int) int {
 	return len(idx.all)
 }
 
-func buildIndex(root *html.Node, want *indexWant) *docIndex {
+// buildIndex indexes the document under root; elems, when not nil, is its elements in document
+// order (as its parser listed them), indexed without a walk of the tree: the walk visits every
+// text node too, and on a large page reads the nodes back from memory after the parse.
+func buildIndex(root *html.Node, want *indexWant, elems []*html.Node) *docIndex {
 	want.lists()
-	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}}
-	byTag := make([][]*html.Node, len(want.tagNames))
-	var key []byte
-	for n := root; n != nil; n = nextNode(n, root) {
-		if n.Type == html.ElementNode {
-			idx.index(n, want, byTag, &key)
+	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}, parsed: elems}
+	b := &indexBuild{byTag: make([][]*html.Node, len(want.tagNames)), joins: make([]*joinedAttr, len(want.attrNames)), joinCap: 1024, valsCap: 32 << 10}
+	if elems != nil {
+		// No more joined elements than elements: one allocation of each list, none copied. The
+		// class values of the large pages of issue 13 come to 13 to 21 bytes an element.
+		b.joinCap, b.valsCap = len(elems), max(b.valsCap, 24*len(elems))
+		for _, n := range elems {
+			idx.index(n, want, b)
+		}
+	} else {
+		for n := root; n != nil; n = nextNode(n, root) {
+			if n.Type == html.ElementNode {
+				idx.index(n, want, b)
+			}
 		}
 	}
 	for i, t := range want.tagNames {
-		if byTag[i] != nil {
-			idx.tags[t] = byTag[i]
+		if b.byTag[i] != nil {
+			idx.tags[t] = b.byTag[i]
 		}
 	}
 	return idx
+}
+
+// indexBuild is the state of one index build.
+type indexBuild struct {
+	byTag [][]*html.Node // per want.tagNames entry
+	key   []byte
+
+	// joins is the joined values per want.attrNames entry, looked up there rather than in
+	// docIndex.joined at each of the page's thousands of class attributes. joinCap is the
+	// capacity a joined list starts with.
+	joins            []*joinedAttr
+	joinCap, valsCap int
 }
 
 // doubled returns s with room for n more, doubling its capacity when it has too little: append
@@ -606,7 +638,8 @@ func doubled[T any](s []T, n int) []T {
 }
 
 // index records the element n under what want asks for.
-func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, key *[]byte) {
+func (idx *docIndex) index(n *html.Node, want *indexWant, b *indexBuild) {
+	byTag := b.byTag
 	for i, a := range want.tagAtoms {
 		if (a == 0 || n.DataAtom == a) && n.Data == want.tagNames[i] {
 			// Past maxNativeCandidates a list only says there are too many for the index.
@@ -627,10 +660,11 @@ func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, 
 				continue
 			}
 			if want.attrVals[i].join {
-				j := idx.joined[name]
+				j := b.joins[i]
 				if j == nil {
-					// sized for a large page's classes: a dozen growths otherwise
-					j = &joinedAttr{name: name, vals: make([]byte, 0, 32<<10), elems: make([]*html.Node, 0, 1024), starts: make([]int, 0, 1024)}
+					// sized for a large page's classes: a dozen growths otherwise (see buildIndex)
+					j = &joinedAttr{name: name, vals: make([]byte, 0, b.valsCap), elems: make([]*html.Node, 0, b.joinCap), starts: make([]int, 0, b.joinCap)}
+					b.joins[i] = j
 					idx.joined[name] = j
 				}
 				if k := len(j.elems); k == 0 || j.elems[k-1] != n {
@@ -645,8 +679,8 @@ func (idx *docIndex) index(n *html.Node, want *indexWant, byTag [][]*html.Node, 
 				}
 			}
 			if want.attrVals[i].has(a.Val) {
-				*key = append(append(append((*key)[:0], a.Key...), 0), a.Val...)
-				k := string(*key)
+				b.key = append(append(append(b.key[:0], a.Key...), 0), a.Val...)
+				k := string(b.key)
 				idx.attrs[k] = append(idx.attrs[k], n)
 			}
 			break

@@ -56,6 +56,14 @@ type parser struct {
 	// nodes is what is left of the current slab of nodes, nodeSlab the size it was made with.
 	nodes    []html.Node
 	nodeSlab int
+
+	// elems, when listing, is every element in the order the parser made them, which is the
+	// tree's document order as long as each is appended under the stack of open elements: each
+	// such element follows every element made before it. unordered records the moves that break
+	// this (an element foster-parented before its table, the adoption agency's reparenting, the
+	// body taken out for a frameset); only a walk of the tree knows the order then.
+	listing, unordered bool
+	elems              []*html.Node
 }
 
 func (p *parser) top() *html.Node {
@@ -242,12 +250,22 @@ loop:
 // of open elements if it is an element node.
 func (p *parser) addChild(n *html.Node) {
 	if p.shouldFosterParent() {
+		if n.Type == html.ElementNode {
+			p.unordered = true
+		}
 		p.fosterParent(n)
 	} else {
 		p.top().AppendChild(n)
 	}
 
 	if n.Type == html.ElementNode {
+		if p.listing && !p.unordered {
+			if len(p.elems) == cap(p.elems) {
+				// doubled: append grows a long slice by a quarter, copying it a dozen times
+				p.elems = slices.Grow(p.elems, max(1024, cap(p.elems)))
+			}
+			p.elems = append(p.elems, n)
+		}
 		p.insertOpenElement(n)
 	}
 }
@@ -946,6 +964,7 @@ func inBodyIM(p *parser) bool {
 				return true
 			}
 			body := p.oe[1]
+			p.unordered = true
 			if body.Parent != nil {
 				body.Parent.RemoveChild(body)
 			}
@@ -1346,6 +1365,8 @@ func (p *parser) inBodyEndTagFormatting(tagAtom a.Atom, tagName string) {
 		}
 
 		// Steps 12-13. Find the common ancestor and bookmark node.
+		// From here on nodes are cloned and moved.
+		p.unordered = true
 		commonAncestor := p.oe[feIndex-1]
 		bookmark := p.afe.index(formattingElement)
 
@@ -2307,7 +2328,30 @@ func parseWithScripting(body []byte, scripting bool) (*html.Node, error) {
 	return parseStringWithScripting(string(body), scripting)
 }
 
+// ParseStringElements is ParseString that also returns the tree's elements in document order (what
+// a walk of the tree would list) as the parser made them, so that a caller indexing them needs no
+// walk; elems is nil when the parser moved elements and only a walk knows their order.
+func ParseStringElements(s string) (doc *html.Node, elems []*html.Node, err error) {
+	p := newParser(s, true)
+	p.listing = true
+	if err := p.parse(); err != nil {
+		return nil, nil, err
+	}
+	if p.unordered {
+		return p.doc, nil, nil
+	}
+	return p.doc, p.elems, nil
+}
+
 func parseStringWithScripting(s string, scripting bool) (*html.Node, error) {
+	p := newParser(s, scripting)
+	if err := p.parse(); err != nil {
+		return nil, err
+	}
+	return p.doc, nil
+}
+
+func newParser(s string, scripting bool) *parser {
 	p := &parser{
 		scripting:  scripting,
 		framesetOK: true,
@@ -2317,8 +2361,5 @@ func parseStringWithScripting(s string, scripting bool) (*html.Node, error) {
 	p.doc = p.newNode(html.Node{
 		Type: html.DocumentNode,
 	})
-	if err := p.parse(); err != nil {
-		return nil, err
-	}
-	return p.doc, nil
+	return p
 }
