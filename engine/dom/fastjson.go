@@ -58,7 +58,7 @@ func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex,
 func decodeFastPrefixString(s string, index bool) (v any, n int, ix *JSONIndex, ok bool) {
 	var t *internTable
 	if len(s) >= internMinText {
-		t = newInternTable(len(s))
+		t = newGrowingInternTable(len(s))
 	}
 	return decodeFastPrefixInterned(s, index, t)
 }
@@ -289,7 +289,7 @@ func (d *fastDecoder) object() (any, bool) {
 			ms := d.members[mark:]
 			var slot *internEntry
 			if d.intern != nil {
-				if slot = d.intern.slot(d.s[open:d.i]); slot != nil && d.ix != nil && !sameMembers(slot.v, ms) {
+				if slot = d.intern.slot(d.s[open:d.i], d.i); slot != nil && d.ix != nil && !sameMembers(slot.v, ms) {
 					slot.v = nil
 				}
 			}
@@ -359,7 +359,7 @@ func (d *fastDecoder) array() (any, bool) {
 			es := d.elems[mark:]
 			var slot *internEntry
 			if d.intern != nil {
-				if slot = d.intern.slot(d.s[open:d.i]); slot != nil && d.ix != nil && !sameElems(slot.v, es) {
+				if slot = d.intern.slot(d.s[open:d.i], d.i); slot != nil && d.ix != nil && !sameElems(slot.v, es) {
 					slot.v = nil
 				}
 			}
