@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/expr-lang/expr/vm"
+
+	"asa/engine/dom"
 )
 
 // ReadRulesCounted reads a rule set and says how many JSON tokens it read: refused rule sets are
@@ -125,3 +127,24 @@ func DirectShare(p *Plan) (withDirect, all int) {
 	walk(p.fields)
 	return withDirect, all
 }
+
+// NewUnprojected is New whose plans decode every script-JSON source whole.
+func NewUnprojected() *Engine {
+	e := New()
+	e.noProject = true
+	return e
+}
+
+// Projections returns the projection of each script-JSON source of p (nil: decoded whole).
+func Projections(p *Plan) map[string]*dom.Projection {
+	out := map[string]*dom.Projection{}
+	for _, s := range p.sources {
+		if s.scriptJSON != nil {
+			out[s.name] = s.proj
+		}
+	}
+	return out
+}
+
+// ProjectionRefused says why p projects no source ("" when it does, or has none to project).
+func ProjectionRefused(p *Plan) string { return p.projWhy }

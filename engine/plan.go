@@ -7,6 +7,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/sitedef"
 	"asa/engine/xpatheval"
@@ -44,6 +45,8 @@ type Plan struct {
 	// sources are registered, with their text, for an index that answers those searches (see
 	// funcs.Finds).
 	indexJSON bool
+	// projWhy says why no source is projected (tests).
+	projWhy string
 }
 
 type param struct {
@@ -101,6 +104,9 @@ type source struct {
 	body       bool
 	mainText   bool
 	required   bool
+	// proj, when not nil, is the part of a script-JSON source the plan's expressions read (see
+	// projectSources).
+	proj *dom.Projection
 }
 
 type rule struct {

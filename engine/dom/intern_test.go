@@ -29,7 +29,7 @@ func BenchmarkDecodeYouTube(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					t := NewScriptText(body, nil)
-					if _, _, _, err := ScriptJSONShared(body, 0, marker, t, index); err != nil {
+					if _, _, _, err := ScriptJSONShared(body, 0, marker, t, index, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
