@@ -71,6 +71,9 @@ sources:
   d: {script_json: 'var d = '}
   e: {script_json: 'var e = '}
 rules:
+  - id: flagged
+    match: {expr: 'src.e?.flag == true'}
+    error: blocked
   - id: gone
     when: fields.gone == true
     error: product_not_found
@@ -84,34 +87,33 @@ var projectionCases = []struct {
 	name, fields string
 	d, e         string // the projections of d and e
 }{
-	{"member", "  a: {expr: src.d.a.b}\n", "a.b*", ""},
-	{"optional and ??", "  a: {expr: 'src.d?.a?.b ?? src.d?.c'}\n", "a.b*,c*", ""},
-	{"let", "  a: {expr: 'let x = src.d.a; x.b + x.c'}\n", "a.b*,a.c*", ""},
-	{"let of a let", "  a: {expr: 'let p = src.d.a; let q = p.b; q'}\n", "a.b*", ""},
-	{"map closure", "  a: {type: list<string>, expr: 'map(src.d.items ?? [], #.name)'}\n", "items.[].name*", ""},
-	{"count closure", "  a: {type: int, expr: 'count(src.d.items, #.ok)'}\n", "items.[].ok*", ""},
-	{"any closure", "  a: {type: bool, expr: 'any(src.d.badges, #.id == \"x\")'}\n", "badges.[].id*", ""},
-	{"filter keeps elements", "  a: {type: list<object>, expr: 'filter(src.d.items, #.ok)'}\n", "items*", ""},
-	{"index", "  a: {expr: 'src.d.items[0].name'}\n", "items.[].name*", ""},
-	{"find", "  a: {expr: 'find(src.d, \"price\")'}\n", "whole", ""},
-	{"findAll below", "  a: {type: list<string>, expr: 'findAll(src.d.a, \"price\")'}\n", "a*", ""},
-	{"keys", "  a: {type: list<string>, expr: 'keys(src.d.a)'}\n", "a*", ""},
-	{"values", "  a: {type: list<string>, expr: 'values(src.d.a)'}\n", "a*", ""},
-	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", ""},
-	{"whole object to a function", "  a: {expr: 'string(src.d.a)'}\n", "a*", ""},
-	{"dynamic key", "  a: {expr: 'src.d[params.query]'}\n", "whole", ""},
+	{"member", "  a: {expr: src.d.a.b}\n", "a.b*", "flag*"},
+	{"optional and ??", "  a: {expr: 'src.d?.a?.b ?? src.d?.c'}\n", "a.b*,c*", "flag*"},
+	{"let", "  a: {expr: 'let x = src.d.a; x.b + x.c'}\n", "a.b*,a.c*", "flag*"},
+	{"let of a let", "  a: {expr: 'let p = src.d.a; let q = p.b; q'}\n", "a.b*", "flag*"},
+	{"map closure", "  a: {type: list<string>, expr: 'map(src.d.items ?? [], #.name)'}\n", "items.[].name*", "flag*"},
+	{"count closure", "  a: {type: int, expr: 'count(src.d.items, #.ok)'}\n", "items.[].ok*", "flag*"},
+	{"any closure", "  a: {type: bool, expr: 'any(src.d.badges, #.id == \"x\")'}\n", "badges.[].id*", "flag*"},
+	{"filter keeps elements", "  a: {type: list<object>, expr: 'filter(src.d.items, #.ok)'}\n", "items*", "flag*"},
+	{"index", "  a: {expr: 'src.d.items[0].name'}\n", "items.[].name*", "flag*"},
+	{"find", "  a: {expr: 'find(src.d, \"price\")'}\n", "whole", "flag*"},
+	{"findAll below", "  a: {type: list<string>, expr: 'findAll(src.d.a, \"price\")'}\n", "a*", "flag*"},
+	{"keys", "  a: {type: list<string>, expr: 'keys(src.d.a)'}\n", "a*", "flag*"},
+	{"values", "  a: {type: list<string>, expr: 'values(src.d.a)'}\n", "a*", "flag*"},
+	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", "flag*"},
+	{"whole object to a function", "  a: {expr: 'string(src.d.a)'}\n", "a*", "flag*"},
+	{"dynamic key", "  a: {expr: 'src.d[params.query]'}\n", "whole", "flag*"},
 	{"src whole", "  a: {type: int, expr: 'len(src)'}\n", "whole", "whole"},
-	{"nil test", "  a: {expr: 'src.d.a == nil ? \"x\" : \"y\"'}\n", "a", ""},
-	{"output of an object", "  a: {type: any, expr: src.d.a}\n", "a*", ""},
-	{"hidden object through fields", "  p: {type: any, hidden: true, expr: src.d.product}\n  a: {expr: 'fields.p?.name'}\n  b: {type: float, expr: 'fields.p?.price?.value ?? src.e.price'}\n", "product.name*,product.price.value*", "price*"},
-	{"list of objects", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {expr: 'item.name', transform: 'trim(value)'}\n", "items.[].id*,items.[].name*", ""},
-	{"object of an item", "  o:\n    type: object\n    expr: src.d.o\n    fields:\n      id: {expr: item.id}\n", "o.id*", ""},
-	{"built field read whole", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n  n: {type: int, expr: 'len(fields.l)'}\n", "items.[].id*", ""},
+	{"nil test", "  a: {expr: 'src.d.a == nil ? \"x\" : \"y\"'}\n", "a", "flag*"},
+	{"output of an object", "  a: {type: any, expr: src.d.a}\n", "a*", "flag*"},
+	{"hidden object through fields", "  p: {type: any, hidden: true, expr: src.d.product}\n  a: {expr: 'fields.p?.name'}\n  b: {type: float, expr: 'fields.p?.price?.value ?? src.e.price'}\n", "product.name*,product.price.value*", "flag*,price*"},
+	{"list of objects", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {expr: 'item.name', transform: 'trim(value)'}\n", "items.[].id*,items.[].name*", "flag*"},
+	{"object of an item", "  o:\n    type: object\n    expr: src.d.o\n    fields:\n      id: {expr: item.id}\n", "o.id*", "flag*"},
+	{"built field read whole", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n  n: {type: int, expr: 'len(fields.l)'}\n", "items.[].id*", "flag*"},
 	{"fields whole", "  a: {expr: src.d.a}\n  b: {type: int, expr: 'len(fields)'}\n", "whole", "whole"},
-	{"transform of a selection", "  a:\n    select:\n      - expr: src.d.a\n      - expr: src.e.b\n    transform: 'normSpace(value)'\n", "a*", "b*"},
-	{"post", "  a: {expr: src.d.a, post: 'value.x'}\n", "a.x*", ""},
+	{"transform of a selection", "  a:\n    select:\n      - expr: src.d.a\n      - expr: src.e.b\n    transform: 'normSpace(value)'\n", "a*", "b*,flag*"},
+	{"post", "  a: {expr: src.d.a, post: 'value.x'}\n", "a.x*", "flag*"},
 	{"items", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'len(items)'}\n", "whole", "whole"},
-	{"rule reads a source", "  a: {expr: src.d.a}\n", "a*", ""},
 }
 
 func loadProjected(t *testing.T, e *engine.Engine, fields string) *registry.Registry {
@@ -126,7 +128,7 @@ func loadProjected(t *testing.T, e *engine.Engine, fields string) *registry.Regi
 	return reg
 }
 
-// The paths the analysis finds, and the same output with and without them on pages that hold the
+// The paths the analysis finds (e is read by a rule's match only), and the same output with and without them on pages that hold the
 // sources in several shapes, well-formed or not where a projection steps over.
 func TestProjectionPaths(t *testing.T) {
 	pages := []string{
@@ -137,6 +139,7 @@ func TestProjectionPaths(t *testing.T) {
 		`<script>var d = {"a":{"b":"1"},"junk":"x`,
 		`<script>var d = [{"a":1}]; var e = "s";</script>`,
 		`<p>no script</p>`,
+		`<script>var d = {"a":{"b":"1"}}; var e = {"flag":true,"price":1};</script>`,
 	}
 	for _, c := range projectionCases {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,17 +27,14 @@ type Projection struct {
 
 // decodeFastPrefixProjected is decodeFastPrefixString of the parts of the value p names. It takes
 // the value exactly when decodeFastPrefixString does (a value the fast decoder leaves to
-// encoding/json is left so here too), with the same length, and it keeps small values by their text
-// only within the parts decoded whole.
+// encoding/json is left so here too), with the same length. It keeps no values by their text (see
+// internTable): the parts a plan reads are a few kilobytes, which repeat little, and a table costs
+// 8 KB.
 func decodeFastPrefixProjected(s string, p *Projection) (v any, n int, ok bool) {
 	if s == "" {
 		return nil, 0, false
 	}
-	var t *internTable
-	if len(s) >= internMinText {
-		t = newGrowingInternTable(len(s))
-	}
-	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth, intern: t}
+	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
 	v, ok = d.projValue(p)
 	return v, d.i, ok
 }
