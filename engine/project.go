@@ -468,7 +468,7 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 				pj.fail("value where it is not known")
 			}
 			return c.value
-		case "items", "page", "vars":
+		case "items", "page", "vars", "$env":
 			pj.fail(n.Value + " is not followed")
 		}
 		return absVal{}

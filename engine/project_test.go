@@ -103,6 +103,7 @@ var projectionCases = []struct {
 	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", "flag*"},
 	{"whole object to a function", "  a: {expr: 'string(src.d.a)'}\n", "a*", "flag*"},
 	{"dynamic key", "  a: {expr: 'src.d[params.query]'}\n", "whole", "flag*"},
+	{"$env", "  a: {expr: '$env.src.d.a'}\n", "whole", "whole"},
 	{"src whole", "  a: {type: int, expr: 'len(src)'}\n", "whole", "whole"},
 	{"nil test", "  a: {expr: 'src.d.a == nil ? \"x\" : \"y\"'}\n", "a", "flag*"},
 	{"output of an object", "  a: {type: any, expr: src.d.a}\n", "a*", "flag*"},
