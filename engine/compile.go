@@ -51,6 +51,8 @@ type compiler struct {
 	via *sitedef.BaseRef
 	// searches is set when an expression may call find or findAll (see Plan.indexJSON).
 	searches *bool
+	// progs, when not nil, receives every program compiled, once per place (see projectSources).
+	progs *[]progUse
 }
 
 func (c *compiler) errAt(ptr any, format string, args ...any) {
@@ -132,7 +134,11 @@ func (c *compiler) compileExpr(code string, asBool bool) (*vm.Program, error) {
 	if c.envKey == "" {
 		c.envKey = envKey(c.env)
 	}
-	return c.eng.compileExpr(code, c.env, c.envKey, asBool)
+	p, err := c.eng.compileExpr(code, c.env, c.envKey, asBool)
+	if err == nil && c.progs != nil {
+		*c.progs = append(*c.progs, progUse{p, code})
+	}
+	return p, err
 }
 
 // setEnv replaces the expressions' environment (and forgets its cache key).
@@ -320,12 +326,13 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	siteEnv["src"] = types.Map{types.Extra: types.Any}
 	siteEnv["fields"] = types.Map{types.Extra: types.Any}
 	p.want = xpatheval.NewWant()
-	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, cut: site.Cut, diags: &diags, steps: map[string]int{}, via: site.Base, searches: &p.indexJSON}
+	var progs []progUse
+	sc := &compiler{want: p.want, env: siteEnv, eng: e, file: site.Path, pos: site.Pos, cut: site.Cut, diags: &diags, steps: map[string]int{}, via: site.Base, searches: &p.indexJSON, progs: &progs}
 	s.Request.Headers.Each(func(k string, v *string) {
 		p.siteHeaders = append(p.siteHeaders, kvTemplate{key: k, val: sc.template(v, "header "+k)})
 	})
 
-	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, cut: ep.Cut, diags: &diags, steps: map[string]int{}, via: ep.Base, searches: &p.indexJSON}
+	c := &compiler{want: p.want, env: env, eng: e, file: ep.Path, pos: ep.Pos, cut: ep.Cut, diags: &diags, steps: map[string]int{}, via: ep.Base, searches: &p.indexJSON, progs: &progs}
 	if d.Kind != "endpoint" {
 		c.errAt(&d.Kind, "kind must be endpoint")
 	}
@@ -385,6 +392,9 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 		if p.paramIdx[x] != nil {
 			c.errAt(d.Params.Vals[x], "parameter %q is reserved by the API", x)
 		}
+	}
+	if !diags.HasErrors() {
+		e.projectSources(p, progs)
 	}
 	return p, diags
 }

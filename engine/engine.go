@@ -79,6 +79,8 @@ type Engine struct {
 	xpaths xpatheval.Cache
 	// verifyDirect is Plan.verifyDirect for the plans compiled (tests).
 	verifyDirect bool
+	// noProject decodes every source whole (tests: see projectSources).
+	noProject bool
 }
 
 // New returns an Engine.

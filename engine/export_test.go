@@ -6,6 +6,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"asa/engine/dom"
 	"asa/engine/xpatheval"
 )
 
@@ -158,3 +159,24 @@ func ScanXPaths(p *Plan) []*xpatheval.Expr {
 
 // LazyTree reports whether p builds its HTML trees only when a rule needs them.
 func LazyTree(p *Plan) bool { return p.lazyTree }
+
+// NewUnprojected is New whose plans decode every script-JSON source whole.
+func NewUnprojected() *Engine {
+	e := New()
+	e.noProject = true
+	return e
+}
+
+// Projections returns the projection of each script-JSON source of p (nil: decoded whole).
+func Projections(p *Plan) map[string]*dom.Projection {
+	out := map[string]*dom.Projection{}
+	for _, s := range p.sources {
+		if s.scriptJSON != nil {
+			out[s.name] = s.proj
+		}
+	}
+	return out
+}
+
+// ProjectionRefused says why p projects no source ("" when it does, or has none to project).
+func ProjectionRefused(p *Plan) string { return p.projWhy }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/sitedef"
 	"asa/engine/xpatheval"
@@ -49,6 +50,8 @@ type Plan struct {
 	// of the body may answer instead (matcher.scan).
 	lazyTree bool
 	scanTags []string
+	// projWhy says why no source is projected (tests).
+	projWhy string
 }
 
 type param struct {
@@ -106,6 +109,9 @@ type source struct {
 	body       bool
 	mainText   bool
 	required   bool
+	// proj, when not nil, is the part of a script-JSON source the plan's expressions read (see
+	// projectSources).
+	proj *dom.Projection
 }
 
 type rule struct {

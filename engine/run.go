@@ -638,10 +638,12 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 					// the values' strings are the body's bytes, not a copy of the script's.
 					shared = dom.NewScriptTextView(sr.body, starts)
 				}
-				x, text, ix, err := dom.ScriptJSONShared(sr.body, i, src.scriptJSON.Fast(), shared, r.plan.indexJSON)
+				x, text, ix, err := dom.ScriptJSONShared(sr.body, i, src.scriptJSON.Fast(), shared, r.plan.indexJSON, src.proj)
 				if err == nil {
 					v = x
-					if r.plan.indexJSON {
+					// A projected value is never searched: a find over a part of it makes that
+					// part whole, and a part not registered is walked.
+					if r.plan.indexJSON && src.proj == nil {
 						// Decoded here and never changed (sources are read only): a search may
 						// index it.
 						r.finds.Add(x, text, ix)

@@ -36,6 +36,21 @@ func decodeFastString(s string) (v any, ok bool) {
 	return v, d.i == len(d.b)
 }
 
+// decodeFastStringDepth is decodeFastString that refuses a value nested deeper than MaxDepth: a
+// text it takes is one checkDepth passes (its brackets outside strings are its nesting), so a
+// caller that checks the depth first may try this before, and check only when it refuses.
+func decodeFastStringDepth(s string) (v any, ok bool) {
+	d := fastDecoder{s: s, maxDepth: MaxDepth}
+	d.b = unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
+	d.space()
+	v, ok = d.value()
+	if !ok {
+		return nil, false
+	}
+	d.space()
+	return v, d.i == len(d.b)
+}
+
 // decodeFastPrefix is decodeFast of the object or array b starts with, which may be followed by
 // anything: it answers the value and the length of its text, so a caller that would otherwise scan
 // for the value's end first (balancedEnd) reads the text once. It refuses a value nested deeper
@@ -58,7 +73,7 @@ func decodeFastPrefixIndexed(b []byte, index bool) (v any, n int, ix *JSONIndex,
 func decodeFastPrefixString(s string, index bool) (v any, n int, ix *JSONIndex, ok bool) {
 	var t *internTable
 	if len(s) >= internMinText {
-		t = newInternTable(len(s))
+		t = newGrowingInternTable(len(s))
 	}
 	return decodeFastPrefixInterned(s, index, t)
 }
@@ -289,7 +304,7 @@ func (d *fastDecoder) object() (any, bool) {
 			ms := d.members[mark:]
 			var slot *internEntry
 			if d.intern != nil {
-				if slot = d.intern.slot(d.s[open:d.i]); slot != nil && d.ix != nil && !sameMembers(slot.v, ms) {
+				if slot = d.intern.slot(d.s[open:d.i], d.i); slot != nil && d.ix != nil && !sameMembers(slot.v, ms) {
 					slot.v = nil
 				}
 			}
@@ -359,7 +374,7 @@ func (d *fastDecoder) array() (any, bool) {
 			es := d.elems[mark:]
 			var slot *internEntry
 			if d.intern != nil {
-				if slot = d.intern.slot(d.s[open:d.i]); slot != nil && d.ix != nil && !sameElems(slot.v, es) {
+				if slot = d.intern.slot(d.s[open:d.i], d.i); slot != nil && d.ix != nil && !sameElems(slot.v, es) {
 					slot.v = nil
 				}
 			}

@@ -33,6 +33,10 @@ type internTable struct {
 	seed  maphash.Seed
 	mask  uint64
 	slots []internEntry
+
+	// A growing table (newGrowingInternTable) doubles when the decoder's position reaches grow,
+	// perSlot bytes a slot, up to maxSlots; grow is 0 for a table of fixed size.
+	grow, perSlot, maxSlots int
 }
 
 type internEntry struct {
@@ -44,15 +48,50 @@ type internEntry struct {
 // (64 KB): more slots keep a few more values of a big text (YouTube's channel page: 100 fewer
 // maps at 4,096), and cost more bytes than those maps save.
 func newInternTable(n int) *internTable {
-	size := 1 << bits.Len(uint(min(max(n/128, 256), 2048)-1))
+	size := internSlots(n)
 	return &internTable{seed: maphash.MakeSeed(), mask: uint64(size - 1), slots: make([]internEntry, size)}
 }
 
-// slot returns the entry for text: holding its value when kept, else emptied for it (nil when
-// text is too long to keep). A slot holds one text: another replaces it.
-func (t *internTable) slot(text string) *internEntry {
+func internSlots(n int) int {
+	return 1 << bits.Len(uint(min(max(n/128, 256), 2048)-1))
+}
+
+// newGrowingInternTable is newInternTable(n) for a text of n bytes of which the value decoded may be
+// a small part: the text of a script value runs to the end of its script (walmart's product, 18 KB,
+// is followed by 200 KB of other data in its __NEXT_DATA__). It starts at the smallest size and
+// doubles as the decoding passes 128 bytes a slot, so the table is sized by what is decoded rather
+// than by n (three sources of one script were 190 KB of tables for 55 KB of values).
+func newGrowingInternTable(n int) *internTable {
+	size := internSlots(0)
+	return &internTable{seed: maphash.MakeSeed(), mask: uint64(size - 1), slots: make([]internEntry, size),
+		grow: size * 128, perSlot: 128, maxSlots: internSlots(n)}
+}
+
+// reach grows a growing table for a decoder at position pos of its text. The kept values move to
+// the slots of the bigger table (one hash of at most maxInternText bytes each; the slots hashed
+// are at most a quarter of the bytes decoded, so the decoding stays linear).
+func (t *internTable) reach(pos int) {
+	for t.grow > 0 && pos >= t.grow && len(t.slots) < t.maxSlots {
+		old := t.slots
+		size := 2 * len(old)
+		t.slots, t.mask, t.grow = make([]internEntry, size), uint64(size-1), size*t.perSlot
+		for _, e := range old {
+			if e.text != "" {
+				t.slots[maphash.String(t.seed, e.text)&t.mask] = e
+			}
+		}
+	}
+}
+
+// slot returns the entry for text, which ends at position end of the decoded text: holding its
+// value when kept, else emptied for it (nil when text is too long to keep). A slot holds one text:
+// another replaces it.
+func (t *internTable) slot(text string, end int) *internEntry {
 	if len(text) > maxInternText {
 		return nil
+	}
+	if t.grow > 0 {
+		t.reach(end)
 	}
 	e := &t.slots[maphash.String(t.seed, text)&t.mask]
 	if e.text != text {

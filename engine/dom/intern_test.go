@@ -29,7 +29,7 @@ func BenchmarkDecodeYouTube(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					t := NewScriptText(body, nil)
-					if _, _, _, err := ScriptJSONShared(body, 0, marker, t, index); err != nil {
+					if _, _, _, err := ScriptJSONShared(body, 0, marker, t, index, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -59,6 +59,14 @@ func tinyInternTable() *internTable {
 	return t
 }
 
+// tinyGrowingInternTable starts with two slots and doubles every 4 bytes a slot decoded, up to 64: a
+// growing table moves its values while the decoding goes on.
+func tinyGrowingInternTable() *internTable {
+	t := tinyInternTable()
+	t.grow, t.perSlot, t.maxSlots = 8, 4, 64
+	return t
+}
+
 // checkInterned fails when decoding in with a table of kept values (a tiny one, and one sized for
 // it) answers otherwise than without one: the same value and length, and with an index, the
 // layout IndexJSON gives of that very value (each node's map or list the one its parent holds).
@@ -66,7 +74,7 @@ func checkInterned(t *testing.T, in []byte) {
 	t.Helper()
 	s := string(in)
 	want, wn, _, wok := decodeFastPrefixInterned(s, false, nil)
-	for _, table := range []func() *internTable{tinyInternTable, func() *internTable { return newInternTable(len(s)) }} {
+	for _, table := range []func() *internTable{tinyInternTable, tinyGrowingInternTable, func() *internTable { return newInternTable(len(s)) }, func() *internTable { return newGrowingInternTable(len(s)) }} {
 		for _, index := range []bool{false, true} {
 			v, n, ix, ok := decodeFastPrefixInterned(s, index, table())
 			if ok != wok || ok && (n != wn || !sameJSON(v, want)) {

@@ -34,6 +34,10 @@ func DecodeJSON(body []byte) (any, error) {
 func DecodeJSONString(s string) (any, error) {
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
 	t := trimJSONPrefix(b)                          // a suffix of b
+	if v, ok := decodeFastStringDepth(s[len(b)-len(t):]); ok {
+		// JSON the fast decoder takes within MaxDepth passes checkDepth: its scan is spared.
+		return v, nil
+	}
 	if err := checkDepth(t); err != nil {
 		return nil, err
 	}

@@ -81,6 +81,11 @@ func decodeLD(s string) []any {
 	if s == "" {
 		return nil
 	}
+	if v, ok := decodeFastStringDepth(s); ok {
+		// What checkDepth and unmarshal of a copy would answer, without the copies and the scan;
+		// the value's strings are substrings of the script's text.
+		return []any{v}
+	}
 	b := []byte(s)
 	if err := checkDepth(b); err != nil {
 		return nil

@@ -65,6 +65,9 @@ type jsonText struct {
 	// in, and the string its values' texts are taken from.
 	shared *ScriptText
 	base   int
+
+	// proj, when not nil, is the part of the value decoded (see Projection); index is then unset.
+	proj *Projection
 }
 
 // scriptJSON is ScriptJSON; when text is not nil, it receives the JSON text of the value.
@@ -157,7 +160,14 @@ func decodeScriptValue(b []byte, text *jsonText, at int) (any, error) {
 	} else if n := bytes.Index(b, []byte(scriptEnd)); n > 0 {
 		s = string(b[:n])
 	}
-	if s != "" {
+	if s != "" && text != nil && text.proj != nil {
+		// A value the projected decode does not take is the full decode's below, whose answer a
+		// projection leaves as it is on every path it names.
+		if v, end, ok := decodeFastPrefixProjected(s, text.proj); ok {
+			text.text = b[:end]
+			return v, nil
+		}
+	} else if s != "" {
 		if v, end, ix, ok := decodeFastPrefixString(s, text != nil && text.index); ok {
 			if text != nil {
 				text.text, text.ix = b[:end], ix
@@ -383,9 +393,14 @@ func unhex(c byte) byte {
 }
 
 // ScriptJSONShared is ScriptJSON of body[from:], whose values' texts are substrings of t's copy
-// of body (t's body must be body); with index set, it is ScriptJSONText's answer instead.
-func ScriptJSONShared(body []byte, from int, marker Marker, t *ScriptText, index bool) (v any, text []byte, ix *JSONIndex, err error) {
-	jt := jsonText{index: index, shared: t, base: from}
+// of body (t's body must be body); with index set, it is ScriptJSONText's answer instead. With proj
+// set, the value is decoded as projected (see Projection) and not indexed: it is the same on the
+// paths proj names, and is found (or refused) where the full value is.
+func ScriptJSONShared(body []byte, from int, marker Marker, t *ScriptText, index bool, proj *Projection) (v any, text []byte, ix *JSONIndex, err error) {
+	if proj != nil {
+		index = false
+	}
+	jt := jsonText{index: index, shared: t, base: from, proj: proj}
 	v, err = scriptJSON(body[from:], marker, &jt)
 	return v, jt.text, jt.ix, err
 }

@@ -33,7 +33,7 @@ func checkSharedText(t *testing.T, body []byte, markers []*regexp.Regexp, order,
 			continue
 		}
 		want, wantText, wantIx, wantErr := ScriptJSONText(body[starts[k]:], markers[k])
-		got, gotText, gotIx, gotErr := ScriptJSONShared(body, starts[k], markers[k], st, true)
+		got, gotText, gotIx, gotErr := ScriptJSONShared(body, starts[k], markers[k], st, true, nil)
 		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
 			t.Fatalf("%s in %.80q: error %v, want %v", markers[k], body, gotErr, wantErr)
 		}
@@ -48,7 +48,7 @@ func checkSharedText(t *testing.T, body []byte, markers []*regexp.Regexp, order,
 			checkSameIndex(t, gotText, gotIx, IndexJSON(gotText, got))
 		}
 		plain, plainErr := ScriptJSON(body[starts[k]:], markers[k])
-		got, _, _, gotErr = ScriptJSONShared(body, starts[k], markers[k], st, false)
+		got, _, _, gotErr = ScriptJSONShared(body, starts[k], markers[k], st, false, nil)
 		if (gotErr == nil) != (plainErr == nil) || !sameJSON(got, plain) {
 			t.Fatalf("%s in %.80q: unindexed %.80v %v, want %.80v %v", markers[k], body, got, gotErr, plain, plainErr)
 		}
@@ -166,7 +166,7 @@ func BenchmarkScriptTextWalmart(b *testing.B) {
 		for range b.N {
 			st := NewScriptText(body, starts)
 			for k, m := range markers {
-				if _, _, _, err := ScriptJSONShared(body, starts[k], m, st, true); err != nil {
+				if _, _, _, err := ScriptJSONShared(body, starts[k], m, st, true, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

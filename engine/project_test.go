@@ -1,0 +1,267 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"asa/engine"
+	"asa/engine/dom"
+	"asa/engine/fixture"
+	"asa/engine/registry"
+)
+
+// projSpec writes a projection as its paths, sorted and joined by commas: [] is every element, a
+// trailing * a part read whole; "whole" for no projection.
+func projSpec(p *dom.Projection) string {
+	if p == nil {
+		return "whole"
+	}
+	var out []string
+	var walk func(n *dom.Projection, prefix string)
+	walk = func(n *dom.Projection, prefix string) {
+		join := func(k string) string {
+			if prefix == "" {
+				return k
+			}
+			return prefix + "." + k
+		}
+		switch {
+		case n.Whole:
+			out = append(out, prefix+"*")
+			return
+		case len(n.Keys) == 0 && n.Elem == nil:
+			out = append(out, prefix)
+			return
+		}
+		for k, c := range n.Keys {
+			walk(c, join(k))
+		}
+		if n.Elem != nil {
+			walk(n.Elem, join("[]"))
+		}
+	}
+	walk(p, "")
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+const projSite = "kind: site\nsite: s\nname: S\ncategory: other\nversion: 1.0.0\ndomains:\n  com: {host: www.s.example, locale: en_US}\n"
+
+// projEndpoint is an endpoint of two script-JSON sources, d and e, with the fields given.
+func projEndpoint(fields string) string {
+	return `kind: endpoint
+resource: r
+summary: r
+params:
+  query: {type: string, required: true, example: x}
+steps:
+  - id: page
+    request: {url: "https://www.s.example/${ params.query }"}
+sources:
+  d: {script_json: 'var d = '}
+  e: {script_json: 'var e = '}
+rules:
+  - id: flagged
+    match: {expr: 'src.e?.flag == true'}
+    error: blocked
+  - id: gone
+    when: fields.gone == true
+    error: product_not_found
+    message: gone ${ params.query }
+fields:
+  gone: {type: bool, hidden: true, const: false}
+` + fields
+}
+
+var projectionCases = []struct {
+	name, fields string
+	d, e         string // the projections of d and e
+}{
+	{"member", "  a: {expr: src.d.a.b}\n", "a.b*", "flag*"},
+	{"optional and ??", "  a: {expr: 'src.d?.a?.b ?? src.d?.c'}\n", "a.b*,c*", "flag*"},
+	{"let", "  a: {expr: 'let x = src.d.a; x.b + x.c'}\n", "a.b*,a.c*", "flag*"},
+	{"let of a let", "  a: {expr: 'let p = src.d.a; let q = p.b; q'}\n", "a.b*", "flag*"},
+	{"map closure", "  a: {type: list<string>, expr: 'map(src.d.items ?? [], #.name)'}\n", "items.[].name*", "flag*"},
+	{"count closure", "  a: {type: int, expr: 'count(src.d.items, #.ok)'}\n", "items.[].ok*", "flag*"},
+	{"any closure", "  a: {type: bool, expr: 'any(src.d.badges, #.id == \"x\")'}\n", "badges.[].id*", "flag*"},
+	{"filter keeps elements", "  a: {type: list<object>, expr: 'filter(src.d.items, #.ok)'}\n", "items*", "flag*"},
+	{"index", "  a: {expr: 'src.d.items[0].name'}\n", "items.[].name*", "flag*"},
+	{"find", "  a: {expr: 'find(src.d, \"price\")'}\n", "whole", "flag*"},
+	{"findAll below", "  a: {type: list<string>, expr: 'findAll(src.d.a, \"price\")'}\n", "a*", "flag*"},
+	{"keys", "  a: {type: list<string>, expr: 'keys(src.d.a)'}\n", "a*", "flag*"},
+	{"values", "  a: {type: list<string>, expr: 'values(src.d.a)'}\n", "a*", "flag*"},
+	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", "flag*"},
+	{"whole object to a function", "  a: {expr: 'string(src.d.a)'}\n", "a*", "flag*"},
+	{"dynamic key", "  a: {expr: 'src.d[params.query]'}\n", "whole", "flag*"},
+	{"$env", "  a: {expr: '$env.src.d.a'}\n", "whole", "whole"},
+	{"src whole", "  a: {type: int, expr: 'len(src)'}\n", "whole", "whole"},
+	{"nil test", "  a: {expr: 'src.d.a == nil ? \"x\" : \"y\"'}\n", "a", "flag*"},
+	{"output of an object", "  a: {type: any, expr: src.d.a}\n", "a*", "flag*"},
+	{"hidden object through fields", "  p: {type: any, hidden: true, expr: src.d.product}\n  a: {expr: 'fields.p?.name'}\n  b: {type: float, expr: 'fields.p?.price?.value ?? src.e.price'}\n", "product.name*,product.price.value*", "flag*,price*"},
+	{"list of objects", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {expr: 'item.name', transform: 'trim(value)'}\n", "items.[].id*,items.[].name*", "flag*"},
+	{"object of an item", "  o:\n    type: object\n    expr: src.d.o\n    fields:\n      id: {expr: item.id}\n", "o.id*", "flag*"},
+	{"built field read whole", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n  n: {type: int, expr: 'len(fields.l)'}\n", "items.[].id*", "flag*"},
+	{"fields whole", "  a: {expr: src.d.a}\n  b: {type: int, expr: 'len(fields)'}\n", "whole", "whole"},
+	{"transform of a selection", "  a:\n    select:\n      - expr: src.d.a\n      - expr: src.e.b\n    transform: 'normSpace(value)'\n", "a*", "b*,flag*"},
+	{"post", "  a: {expr: src.d.a, post: 'value.x'}\n", "a.x*", "flag*"},
+	{"items", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'len(items)'}\n", "whole", "whole"},
+}
+
+func loadProjected(t *testing.T, e *engine.Engine, fields string) *registry.Registry {
+	t.Helper()
+	reg, diags := registry.Load(e, fstest.MapFS{
+		"s/site.yaml": {Data: []byte(projSite)},
+		"s/r.yaml":    {Data: []byte(projEndpoint(fields))},
+	})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return reg
+}
+
+// The paths the analysis finds (e is read by a rule's match only), and the same output with and without them on pages that hold the
+// sources in several shapes, well-formed or not where a projection steps over.
+func TestProjectionPaths(t *testing.T) {
+	pages := []string{
+		`<script>var d = {"a":{"b":"1","c":"2","x":"3"},"c":"4","items":[{"id":"i","name":" n ","ok":true},{"id":"j","ok":false}],"badges":[{"id":"x"}],"product":{"name":"P","price":{"value":2},"junk":[1,2]},"o":{"id":"o"},"price":"p","zz":{"deep":[[[]]]}}; var e = {"price":3,"b":" b "};</script>`,
+		`<script>var d = {"a":{},"items":[],"product":{"junk":1},"o":{"x":1}}; var e = {"x":1};</script>`,
+		`<script>var d = {"zz":[1,2,], "a":{"b":"1"}}; var d = {"a":{"b":"second"}}; var e = {"b":"\ud83d\ude00"};</script>`,
+		`<script>var d = {"a":{"b":"1"},"junk":"\ud83d\ude00 \xff","n":1e999}; var e = [1,2];</script>`,
+		`<script>var d = {"a":{"b":"1"},"junk":"x`,
+		`<script>var d = [{"a":1}]; var e = "s";</script>`,
+		`<p>no script</p>`,
+		`<script>var d = {"a":{"b":"1"}}; var e = {"flag":true,"price":1};</script>`,
+	}
+	for _, c := range projectionCases {
+		t.Run(c.name, func(t *testing.T) {
+			reg := loadProjected(t, engine.New(), c.fields)
+			got := engine.Projections(reg.Plan("s.r"))
+			if d, e := projSpec(got["d"]), projSpec(got["e"]); d != c.d || e != c.e {
+				t.Errorf("projections d %q e %q, want %q %q", d, e, c.d, c.e)
+			}
+			whole := loadProjected(t, engine.NewUnprojected(), c.fields)
+			for _, page := range pages {
+				checkSameRun(t, reg.Plan("s.r"), whole.Plan("s.r"), url.Values{"query": {"x"}}, &fixture.Replay{Fallback: &fixture.Reply{Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte(page)}}, page)
+			}
+		})
+	}
+}
+
+// checkSameRun fails when a and b (one plan compiled with and without projections) answer
+// otherwise for params on the pages rp replays.
+func checkSameRun(t *testing.T, a, b *engine.Plan, params url.Values, rp engine.Fetcher, what string) {
+	t.Helper()
+	oa := fixture.Execute(context.Background(), a, params, rp)
+	ob := fixture.Execute(context.Background(), b, params, rp)
+	var wa, wb []string
+	if oa.Res != nil {
+		wa = oa.Res.Warnings
+	}
+	if ob.Res != nil {
+		wb = ob.Res.Warnings
+	}
+	if string(oa.JSON) != string(ob.JSON) || !reflect.DeepEqual(oa.Err, ob.Err) || oa.Rule != ob.Rule || !slices.Equal(wa, wb) {
+		t.Errorf("%s: %.60q: projected %s %v %q %q, whole %s %v %q %q", a.ID, what, oa.JSON, oa.Err, oa.Rule, wa, ob.JSON, ob.Err, ob.Rule, wb)
+	}
+}
+
+// Every corpus expectation, every fixture case, and every corpus page of a site whose plan
+// projects a source run on that plan (pages where the sources are there but other parts are
+// read), with projections and without: the same output, error, rule and warnings.
+func TestProjectionKeepsOutput(t *testing.T) {
+	corpus, reg, exps := loadCorpus(t, engine.New())
+	_, whole, _ := loadCorpus(t, engine.NewUnprojected())
+	projected := 0
+	for _, id := range reg.IDs() {
+		for _, p := range engine.Projections(reg.Plan(id)) {
+			if p != nil {
+				projected++
+				break
+			}
+		}
+	}
+	t.Logf("%d plans project a source", projected)
+	if p := engine.Projections(reg.Plan("walmart.product")); p["product"] == nil || p["reviews"] == nil || p["idml"] == nil {
+		t.Errorf("walmart.product decodes its sources whole: %v (%s)", p, engine.ProjectionRefused(reg.Plan("walmart.product")))
+	}
+	load := func(name string, status int) *fixture.Reply {
+		body, err := os.ReadFile(filepath.Join(corpus, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &fixture.Reply{Status: status, Header: http.Header{"Content-Type": {fixture.ContentType(name)}}, Body: body}
+	}
+	runs := 0
+	for _, e := range exps {
+		plan := reg.Plan(e.Endpoint)
+		if plan == nil {
+			continue
+		}
+		rp := &fixture.Replay{Replies: map[string]*fixture.Reply{}}
+		if e.Page != "" {
+			rp.Fallback = load(e.Page, e.Status)
+			rp.Fallback.URL = e.URL
+		}
+		for step, name := range e.Pages {
+			rp.Replies[step] = load(name, e.Status)
+		}
+		checkSameRun(t, plan, whole.Plan(e.Endpoint), fixture.Values(e.Params), rp, e.Name())
+		runs++
+	}
+	// Each projecting plan on every corpus page of its site.
+	for _, id := range reg.IDs() {
+		plan := reg.Plan(id)
+		proj := false
+		for _, p := range engine.Projections(plan) {
+			proj = proj || p != nil
+		}
+		if !proj {
+			continue
+		}
+		var params map[string]any
+		for _, e := range exps {
+			if e.Endpoint == id {
+				params = e.Params
+				break
+			}
+		}
+		if params == nil {
+			continue
+		}
+		site := strings.SplitN(id, ".", 2)[0]
+		pages, _ := filepath.Glob(filepath.Join(corpus, site, "*.htm*"))
+		for _, page := range pages {
+			name, _ := filepath.Rel(corpus, page)
+			rp := &fixture.Replay{Fallback: load(name, 200)}
+			checkSameRun(t, plan, whole.Plan(id), fixture.Values(params), rp, name)
+			runs++
+		}
+	}
+	cases, err := fixture.LoadCases("../fixtures")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		plan := reg.Runnable(c.Endpoint)
+		if plan == nil {
+			continue
+		}
+		rp, err := c.Replay()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSameRun(t, plan, whole.Runnable(c.Endpoint), fixture.Values(c.Params), rp, fmt.Sprintf("fixture %s/%s", c.Endpoint, c.Name))
+		runs++
+	}
+	t.Logf("%d runs compared", runs)
+}
