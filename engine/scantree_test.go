@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"asa/engine"
 	"asa/engine/dom"
 	"asa/engine/xpatheval"
@@ -50,7 +52,12 @@ func TestScanXPathsOnPages(t *testing.T) {
 	ev := xpatheval.NewEvaluator(nil)
 	checked, present, scanned := 0, 0, 0
 	youtube := false
-	for _, path := range pages {
+	for i, path := range pages {
+		// Under -race every fourth page and the watch page (see raceDetector); make test runs them
+		// all without it.
+		if raceDetector && i%4 != 0 && !strings.HasSuffix(path, "watch-GJLlxj_dtq8.html") {
+			continue
+		}
 		body, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -63,10 +70,22 @@ func TestScanXPathsOnPages(t *testing.T) {
 		if err != nil {
 			continue
 		}
+		// XPaths naming the same tags share a scan of the page (the scan depends on the names only).
+		type scan struct {
+			doc *html.Node
+			ok  bool
+		}
+		scans := map[string]scan{}
 		for _, src := range srcs {
 			x := xs[src]
 			has := len(ev.Nodes(x, dom.Navigator(tree))) > 0
-			doc, ok := dom.ScanElementsView(body, x.TagTests())
+			key := strings.Join(x.TagTests(), " ")
+			sc, done := scans[key]
+			if !done {
+				sc.doc, sc.ok = dom.ScanElementsView(body, x.TagTests())
+				scans[key] = sc
+			}
+			doc, ok := sc.doc, sc.ok
 			checked++
 			if has {
 				present++

@@ -120,6 +120,10 @@ func TestElementsPages(t *testing.T) {
 				return err
 			}
 			pages++
+			// Under -race every fourth page (see raceDetector); make test runs them all without it.
+			if raceDetector && pages%4 != 0 {
+				return nil
+			}
 			diff, ok := sameElements(string(body))
 			if diff != "" {
 				t.Errorf("%s: %s", path, diff)
