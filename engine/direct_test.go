@@ -15,6 +15,7 @@ import (
 // TestDirectIsTheVM: on every corpus expectation, each expression evaluated directly gives what
 // the VM gives (a verifying engine runs both and warns on a difference).
 func TestDirectIsTheVM(t *testing.T) {
+	skipUnderRace(t)
 	corpus, reg, exps := loadCorpus(t, engine.NewVerifying())
 	direct, all := 0, 0
 	for _, id := range reg.IDs() {

@@ -179,6 +179,7 @@ func checkSameRun(t *testing.T, a, b *engine.Plan, params url.Values, rp engine.
 // projects a source run on that plan (pages where the sources are there but other parts are
 // read), with projections and without: the same output, error, rule and warnings.
 func TestProjectionKeepsOutput(t *testing.T) {
+	skipUnderRace(t)
 	corpus, reg, exps := loadCorpus(t, engine.New())
 	_, whole, _ := loadCorpus(t, engine.NewUnprojected())
 	projected := 0

@@ -15,6 +15,7 @@ import (
 // on every corpus page, each rule of the page's endpoint gives the verdict it gives with every part
 // evaluated.
 func TestRuleOrderIsPure(t *testing.T) {
+	skipUnderRace(t)
 	corpus, reg, exps := loadCorpus(t, engine.New())
 	seen := map[[2]string]bool{}
 	pages, matched := 0, 0
