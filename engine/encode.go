@@ -149,15 +149,10 @@ func appendFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// plain8 reports whether the eight bytes of w (len(w) == 8) are all printable ASCII other than '"'
-// and a backslash, the bytes appendString copies as they are. Each test is exact about whether some byte of
-// the word has the property (the bit tricks of "Bit Twiddling Hacks": hasless and haszero).
-func plain8(w string) bool {
-	return plainWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56)
-}
-
-// plainWord is plain8 of the word's bytes loaded little-endian.
+// plainWord reports whether the eight bytes of x (loaded little-endian) are all printable ASCII
+// other than '"' and a backslash, the bytes appendString copies as they are. Each test is exact
+// about whether some byte of the word has the property (the bit tricks of "Bit Twiddling Hacks":
+// hasless and haszero).
 func plainWord(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, bs := x^'"'*ones, x^'\\'*ones

@@ -109,3 +109,9 @@ func FuzzAppendStringByWord(f *testing.F) {
 		}
 	})
 }
+
+// plain8 is plainWord of a string's eight bytes, as appendString loads them.
+func plain8(w string) bool {
+	return plainWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56)
+}
