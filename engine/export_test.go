@@ -133,27 +133,13 @@ func DirectShare(p *Plan) (withDirect, all int) {
 // names the scan answers for), whether or not p builds its trees lazily.
 func ScanXPaths(p *Plan) []*xpatheval.Expr {
 	var out []*xpatheval.Expr
-	var walk func(m *matcher)
-	walk = func(m *matcher) {
-		if m == nil {
-			return
-		}
+	p.eachMatcher(func(m *matcher) {
 		if m.xpath != nil {
 			if tags := m.xpath.TagTests(); tags != nil && allScannable(tags) {
 				out = append(out, m.xpath)
 			}
 		}
-		for _, a := range m.any {
-			walk(a)
-		}
-		for _, a := range m.all {
-			walk(a)
-		}
-		walk(m.not)
-	}
-	for _, rl := range p.rules {
-		walk(rl.match)
-	}
+	})
 	return out
 }
 

@@ -40,32 +40,19 @@ func (p *Plan) planLazyTree() {
 		return
 	}
 	p.lazyTree = true
-	var walk func(m *matcher)
-	walk = func(m *matcher) {
-		if m == nil {
+	p.eachMatcher(func(m *matcher) {
+		if m.xpath == nil {
 			return
 		}
-		if m.xpath != nil {
-			if tags := m.xpath.TagTests(); tags != nil && allScannable(tags) {
-				m.scan = true
-				for _, t := range tags {
-					if !containsString(p.scanTags, t) {
-						p.scanTags = append(p.scanTags, t)
-					}
+		if tags := m.xpath.TagTests(); tags != nil && allScannable(tags) {
+			m.scan = true
+			for _, t := range tags {
+				if !containsString(p.scanTags, t) {
+					p.scanTags = append(p.scanTags, t)
 				}
 			}
 		}
-		for _, a := range m.any {
-			walk(a)
-		}
-		for _, a := range m.all {
-			walk(a)
-		}
-		walk(m.not)
-	}
-	for _, rl := range p.rules {
-		walk(rl.match)
-	}
+	})
 }
 
 // fieldsReadTree reports whether a field may read a tree: an XPath selector (the only reader of

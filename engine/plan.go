@@ -270,23 +270,7 @@ func (p *Plan) XPaths() []string {
 			out = append(out, x.String())
 		}
 	}
-	var walkM func(m *matcher)
-	walkM = func(m *matcher) {
-		if m == nil {
-			return
-		}
-		add(m.xpath)
-		for _, a := range m.any {
-			walkM(a)
-		}
-		for _, a := range m.all {
-			walkM(a)
-		}
-		walkM(m.not)
-	}
-	for _, r := range p.rules {
-		walkM(r.match)
-	}
+	p.eachMatcher(func(m *matcher) { add(m.xpath) })
 	var walkF func(fs []*field)
 	walkF = func(fs []*field) {
 		for _, f := range fs {
@@ -305,4 +289,25 @@ func (p *Plan) XPaths() []string {
 		}
 	}
 	return out
+}
+
+// eachMatcher calls fn with every matcher of p's rules, the nested any/all/not ones included.
+func (p *Plan) eachMatcher(fn func(m *matcher)) {
+	var walk func(m *matcher)
+	walk = func(m *matcher) {
+		if m == nil {
+			return
+		}
+		fn(m)
+		for _, a := range m.any {
+			walk(a)
+		}
+		for _, a := range m.all {
+			walk(a)
+		}
+		walk(m.not)
+	}
+	for _, r := range p.rules {
+		walk(r.match)
+	}
 }

@@ -17,25 +17,11 @@ type XPathField struct {
 // (each tested for a node), the step variables', the JSON sources', then the fields. Selectors of
 // other kinds (expressions, regular expressions, constants) are left out.
 func (p *Plan) XPathWork() (checks []string, fields []XPathField) {
-	var walkM func(m *matcher)
-	walkM = func(m *matcher) {
-		if m == nil {
-			return
-		}
+	p.eachMatcher(func(m *matcher) {
 		if m.xpath != nil {
 			checks = append(checks, m.xpath.String())
 		}
-		for _, a := range m.any {
-			walkM(a)
-		}
-		for _, a := range m.all {
-			walkM(a)
-		}
-		walkM(m.not)
-	}
-	for _, r := range p.rules {
-		walkM(r.match)
-	}
+	})
 	for _, s := range p.steps {
 		for _, v := range s.vars {
 			if v.sel != nil && v.sel.xpath != nil {
