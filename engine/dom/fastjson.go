@@ -24,23 +24,16 @@ func decodeFast(b []byte) (v any, ok bool) {
 }
 
 // decodeFastString is decodeFast of a string, whose substrings the strings of the value are.
-func decodeFastString(s string) (v any, ok bool) {
-	d := fastDecoder{s: s}
-	d.b = unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
-	d.space()
-	v, ok = d.value()
-	if !ok {
-		return nil, false
-	}
-	d.space()
-	return v, d.i == len(d.b)
-}
+func decodeFastString(s string) (v any, ok bool) { return decodeFastStringMax(s, 0) }
 
 // decodeFastStringDepth is decodeFastString that refuses a value nested deeper than MaxDepth: a
 // text it takes is one checkDepth passes (its brackets outside strings are its nesting), so a
 // caller that checks the depth first may try this before, and check only when it refuses.
-func decodeFastStringDepth(s string) (v any, ok bool) {
-	d := fastDecoder{s: s, maxDepth: MaxDepth}
+func decodeFastStringDepth(s string) (v any, ok bool) { return decodeFastStringMax(s, MaxDepth) }
+
+// decodeFastStringMax decodes s whole, nested at most maxDepth deep (0: any depth).
+func decodeFastStringMax(s string, maxDepth int) (v any, ok bool) {
+	d := fastDecoder{s: s, maxDepth: maxDepth}
 	d.b = unsafe.Slice(unsafe.StringData(s), len(s)) // read only: the bytes of s
 	d.space()
 	v, ok = d.value()
