@@ -801,7 +801,7 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 			if pr, ok := n.Arguments[1].(*ast.PredicateNode); ok {
 				coll := pj.eval(n.Arguments[0], c)
 				el := pj.member(coll, pathElem{elem: true})
-				flows := n.Name == "find" || n.Name == "findLast" || n.Name == "filter"
+				flows := (n.Name == "find" || n.Name == "findLast" || n.Name == "filter") && len(n.Arguments) == 2
 				if iterating[n.Name] || flows {
 					pj.touch(el)
 				} else {
@@ -817,7 +817,7 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 				case n.Name == "map" && len(n.Arguments) == 2:
 					// A list of what the body gives.
 					return absVal{list: &body}
-				case flows && len(n.Arguments) == 2:
+				case flows:
 					pj.whole(body)
 					if n.Name == "filter" {
 						return absVal{list: &el}

@@ -182,6 +182,9 @@ func FuzzDecodeProjected(f *testing.F) {
 	for _, c := range projectionCases {
 		f.Add([]byte(c.in), c.proj)
 	}
+	for _, c := range searchCases {
+		f.Add([]byte(c.in), c.proj)
+	}
 	for _, tt := range fastJSONCases {
 		f.Add([]byte(tt.in), "a,b.[].c")
 		f.Add([]byte(`{"x":`+tt.in+`,"a":1}`), "a")
