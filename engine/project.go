@@ -592,10 +592,15 @@ func (pj *projector) getPath(v absVal, path string) absVal {
 	if p == "" {
 		return union(out, v)
 	}
-	for _, seg := range strings.Split(p, ".") {
+	return union(out, pj.getSegments(v, strings.Split(p, ".")))
+}
+
+// getSegments is what get(v, segs) may be, segs being the path's segments.
+func (pj *projector) getSegments(v absVal, segs []string) absVal {
+	for _, seg := range segs {
 		if seg == "*" {
 			pj.whole(v) // a wildcard: not followed
-			return out
+			return absVal{}
 		}
 		if _, err := strconv.Atoi(seg); err == nil {
 			v = pj.member(v, pathElem{elem: true})
@@ -603,7 +608,27 @@ func (pj *projector) getPath(v absVal, path string) absVal {
 			v = pj.member(v, pathElem{key: seg})
 		}
 	}
-	return union(out, v)
+	return v
+}
+
+// constSegments is the segments of a literal list of strings and integers (get(x, ["a", 0])).
+func constSegments(n ast.Node) ([]string, bool) {
+	a, ok := n.(*ast.ArrayNode)
+	if !ok {
+		return nil, false
+	}
+	segs := make([]string, len(a.Nodes))
+	for i, x := range a.Nodes {
+		switch x := x.(type) {
+		case *ast.StringNode:
+			segs[i] = x.Value
+		case *ast.IntegerNode:
+			segs[i] = strconv.Itoa(x.Value)
+		default:
+			return nil, false
+		}
+	}
+	return segs, true
 }
 
 func isNilNode(n ast.Node) bool {
@@ -761,6 +786,11 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 				case "get":
 					return pj.getPath(pj.eval(n.Arguments[0], c), key.Value)
 				}
+			}
+		}
+		if ok && id.Value == "get" && len(n.Arguments) == 2 {
+			if segs, isConst := constSegments(n.Arguments[1]); isConst {
+				return pj.getSegments(pj.eval(n.Arguments[0], c), segs)
 			}
 		}
 		if ok && id.Value == "flatten" && len(n.Arguments) == 1 {

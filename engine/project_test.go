@@ -117,6 +117,8 @@ var projectionCases = []struct {
 	{"find with a predicate", "  a: {expr: 'find(src.d.items, .id == \"i\")?.name'}\n", "items.[].id*,items.[].name*", "flag*,v"},
 	{"get path", "  a: {expr: 'get(src.d, \"items[-1].name\")'}\n", "items.[].name*,items[-1].name*", "flag*,v"},
 	{"get of a key", "  a: {expr: 'get(src.d.a, \"b\")'}\n", "a.b*", "flag*,v"},
+	{"get of a list path", "  a: {expr: 'get(src.d, [\"items\", 0, \"name\"])'}\n", "items.[].name*", "flag*,v"},
+	{"get of a list path with a wildcard", "  a: {type: any, expr: 'get(src.d, [\"items\", \"*\", \"id\"])'}\n", "items*", "flag*,v"},
 	{"get wildcard", "  a: {type: any, expr: 'get(src.d, \"items.*.id\")'}\n", "items*,items.*.id*", "flag*,v"},
 	{"get dynamic", "  a: {type: any, expr: 'get(src.d.a, params.query)'}\n", "a*", "flag*,v"},
 	{"concat filter map flatten", "  a: {type: list<string>, expr: 'map(filter(concat(src.d.items ?? [], flatten(findAll(src.d.sel, \"items\"))), .id != nil), .id)'}\n",
