@@ -128,7 +128,10 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 		pj.trees[u.prog] = tree.Node
 	}
 	for i := 0; ; i++ {
-		if i == 20 || pj.giveUp {
+		if i == 20 {
+			pj.fail("no fixpoint in 20 passes")
+		}
+		if pj.giveUp {
 			p.projWhy = pj.why
 			return
 		}
