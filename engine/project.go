@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
@@ -18,29 +21,43 @@ import (
 // src.product, item in a list over fields.p?.variants, value in a transform, let variables and a
 // predicate's #) through the expressions. A constant member (x.name, x?.name, x["name"]) or index
 // (x[0]) reads one part; a nil test (x == nil, x ?? y) and the engine's emptiness tests need only
-// that the part is there; an iteration (map, count, any ... over x) needs its elements. Any other
-// use (an argument of a function or operator, an element of a built list or map, an output, a
-// field of a type the engine converts) needs the whole part. A name, node or place the analysis
-// does not follow (items, page, vars, a recursive list, pagination, fields as a whole, an
-// expression it finds in no context it knows) gives the plan no projection: every source whole,
-// as before.
+// that the part is there; an iteration (map, count, any ... over x) needs its elements. A list an
+// expression builds is followed by what its elements may be: map's are what its body gives,
+// filter's, concat's and find(list, predicate)'s are elements of their lists, flatten's are the
+// elements and, for a list, theirs; findAll(x, "key") and find(x, "key") with a constant key are
+// members named key at any depth under x (a search, which dom decodes keeping only what leads to
+// them), and get(x, "a.b[-1].c") with a constant path reads its members. A step variable is
+// followed from its selector to vars.name. Any other use (an argument of a function or operator,
+// an element of a literal list or map, an output, a field of a type the engine converts, the next
+// page's cursor) needs the whole part. A name, node or place the analysis does not follow (items
+// but for len(items), a recursive list, fields or vars as a whole, an expression it finds in no
+// context it knows) gives the plan no projection: every source whole, as before.
 
 type pathElem struct {
 	key  string
 	elem bool // any element (x[0], #)
+	desc bool // a member named key at any depth (findAll(x, "key"))
 }
 
 type srcPath struct {
 	root  bool   // src itself: every source
 	src   string // the source name, when not root
 	elems []pathElem
+	// flat: an element of flatten's answer, which is never a list (an element of it is not read).
+	flat bool
 }
 
-// absVal is what a value may be: parts of sources, or the fields object itself.
+// absVal is what a value may be: parts of sources, the fields or vars object itself, or a list an
+// expression builds (map, filter, concat, flatten, findAll) whose elements may be *list.
 type absVal struct {
 	paths  []srcPath
 	fields bool
+	vars   bool
+	list   *absVal
 }
+
+// maxListDepth bounds the lists of lists followed, so the fixpoint below ends.
+const maxListDepth = 8
 
 // maxPathLen bounds the paths followed (a path is as long as an expression's member chain, and
 // field references only join them), so the fixpoint below ends.
@@ -70,11 +87,13 @@ type projector struct {
 	allWhole bool
 	// fieldVals is what each field may be, by name (the fields of every level of that name
 	// together); built holds, for a list or object of child fields, what its children may be.
-	fieldVals map[string]map[string]srcPath
+	fieldVals map[string]absVal
 	built     map[string]absVal
-	changed   bool
-	trees     map[*vm.Program]ast.Node
-	visits    map[*vm.Program]int
+	// varVals is what each step variable may be, by name.
+	varVals map[string]absVal
+	changed bool
+	trees   map[*vm.Program]ast.Node
+	visits  map[*vm.Program]int
 }
 
 // progUse is one place a program was compiled for.
@@ -85,7 +104,7 @@ type progUse struct {
 
 // projectSources sets the projection of each script-JSON source of p that the analysis bounds.
 func (e *Engine) projectSources(p *Plan, uses []progUse) {
-	if e.noProject || p.paginate != nil {
+	if e.noProject {
 		return
 	}
 	hasScript := false
@@ -95,7 +114,7 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 	if !hasScript {
 		return
 	}
-	pj := &projector{plan: p, trie: map[string]*dom.Projection{}, fieldVals: map[string]map[string]srcPath{},
+	pj := &projector{plan: p, trie: map[string]*dom.Projection{}, fieldVals: map[string]absVal{}, varVals: map[string]absVal{},
 		built: map[string]absVal{}, trees: map[*vm.Program]ast.Node{}, visits: map[*vm.Program]int{}}
 	for _, u := range uses {
 		if _, ok := pj.trees[u.prog]; ok || u.prog == nil {
@@ -109,7 +128,10 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 		pj.trees[u.prog] = tree.Node
 	}
 	for i := 0; ; i++ {
-		if i == 20 || pj.giveUp {
+		if i == 20 {
+			pj.fail("no fixpoint in 20 passes")
+		}
+		if pj.giveUp {
 			p.projWhy = pj.why
 			return
 		}
@@ -166,7 +188,18 @@ func (pj *projector) walkPlan() {
 	for _, r := range pj.plan.outRules {
 		pj.walkRule(r, &top)
 	}
+	// A step's variables, read as vars.name after it; their other places (the step's templates)
+	// are the programs walkPlan does not visit, which read what they are given whole.
+	for _, st := range pj.plan.steps {
+		for _, v := range st.vars {
+			if v.sel != nil {
+				pj.setVar(v.name, pj.sel(v.sel, &top, true))
+			}
+		}
+	}
 	pj.walkFields(pj.plan.fields, absVal{}, true)
+	// paginate.next is a program walkPlan does not visit: its answer, the next page's page.cursor,
+	// is read whole (a template sends it), so page is no part of a source.
 }
 
 func (pj *projector) walkRule(r *rule, c *evalCtx) {
@@ -264,30 +297,62 @@ func (pj *projector) sel(s *selector, c *evalCtx, first bool) absVal {
 }
 
 func (pj *projector) setField(name string, v absVal) {
-	if v.fields {
-		pj.fail("a field is the fields object")
+	if v.fields || v.vars {
+		pj.fail("a field is the fields or vars object")
 	}
-	m := pj.fieldVals[name]
-	if m == nil {
-		m = map[string]srcPath{}
-		pj.fieldVals[name] = m
+	pj.grow(pj.fieldVals, name, v)
+}
+
+func (pj *projector) setVar(name string, v absVal) {
+	if v.fields || v.vars {
+		pj.fail("a variable is the fields or vars object")
 	}
-	for _, p := range v.paths {
-		k := p.key()
-		if _, ok := m[k]; !ok {
-			m[k] = p
-			pj.changed = true
-		}
-	}
+	pj.grow(pj.varVals, name, v)
 }
 
 func (pj *projector) setBuilt(name string, v absVal) {
-	old := pj.built[name]
+	pj.grow(pj.built, name, v)
+}
+
+// grow adds v to what m[name] may be, noting a change.
+func (pj *projector) grow(m map[string]absVal, name string, v absVal) {
+	old, had := m[name]
 	n := union(old, v)
-	if len(n.paths) != len(old.paths) {
+	if depth := n.listDepth(); depth > maxListDepth {
+		pj.fail("lists nested too deep")
+		return
+	}
+	if !had || n.sig() != old.sig() {
 		pj.changed = true
 	}
-	pj.built[name] = n
+	m[name] = n
+}
+
+func (v absVal) listDepth() int {
+	if v.list == nil {
+		return 0
+	}
+	return 1 + v.list.listDepth()
+}
+
+// sig is v written out, the same for the same value.
+func (v absVal) sig() string {
+	ks := make([]string, len(v.paths))
+	for i, p := range v.paths {
+		ks[i] = p.key()
+	}
+	sort.Strings(ks)
+	s := strings.Join(ks, "\x01")
+	if v.fields {
+		s += "\x01fields"
+	}
+	if v.vars {
+		s += "\x01vars"
+	}
+	if v.list != nil {
+		s += "\x01[" + v.list.sig() + "]"
+	}
+	return s
 }
 
 func (p srcPath) key() string {
@@ -296,25 +361,39 @@ func (p srcPath) key() string {
 		k = "\x00root"
 	}
 	for _, e := range p.elems {
-		if e.elem {
+		switch {
+		case e.elem:
 			k += "\x00[]"
-		} else {
+		case e.desc:
+			k += "\x00~" + e.key
+		default:
 			k += "\x00." + e.key
 		}
+	}
+	if p.flat {
+		k += "\x00flat"
 	}
 	return k
 }
 
 func union(a, b absVal) absVal {
+	list := a.list
+	switch {
+	case list == nil:
+		list = b.list
+	case b.list != nil:
+		l := union(*a.list, *b.list)
+		list = &l
+	}
 	if len(b.paths) == 0 {
-		a.fields = a.fields || b.fields
+		a.fields, a.vars, a.list = a.fields || b.fields, a.vars || b.vars, list
 		return a
 	}
 	if len(a.paths) == 0 {
-		b.fields = a.fields || b.fields
+		b.fields, b.vars, b.list = a.fields || b.fields, a.vars || b.vars, list
 		return b
 	}
-	out := absVal{fields: a.fields || b.fields, paths: make([]srcPath, 0, len(a.paths)+len(b.paths))}
+	out := absVal{fields: a.fields || b.fields, vars: a.vars || b.vars, list: list, paths: make([]srcPath, 0, len(a.paths)+len(b.paths))}
 	seen := map[string]bool{}
 	for _, l := range [2][]srcPath{a.paths, b.paths} {
 		for _, p := range l {
@@ -345,18 +424,26 @@ func (pj *projector) prog(p *vm.Program, c *evalCtx) absVal {
 
 // whole records that every part v may be is read whole.
 func (pj *projector) whole(v absVal) {
-	if v.fields {
-		pj.fail("the fields object read whole")
+	if v.fields || v.vars {
+		pj.fail("the fields or vars object read whole")
 	}
 	for _, p := range v.paths {
 		pj.use(p, true)
 	}
+	if v.list != nil {
+		pj.whole(*v.list)
+	}
 }
 
-// touch records that the parts v may be are tested for presence or emptiness.
+// touch records that the parts v may be are tested for presence or emptiness. A built list is
+// empty as the parts it is built of are (flatten's answer by the lists it splices): its elements
+// are touched too.
 func (pj *projector) touch(v absVal) {
 	for _, p := range v.paths {
 		pj.use(p, false)
+	}
+	if v.list != nil {
+		pj.touch(*v.list)
 	}
 }
 
@@ -381,6 +468,18 @@ func (pj *projector) use(p srcPath, whole bool) {
 			n = n.Elem
 			continue
 		}
+		if e.desc {
+			if n.Desc == nil {
+				n.Desc = map[string]*dom.Projection{}
+			}
+			c := n.Desc[e.key]
+			if c == nil {
+				c = &dom.Projection{}
+				n.Desc[e.key] = c
+			}
+			n = c
+			continue
+		}
 		if n.Keys == nil {
 			n.Keys = map[string]*dom.Projection{}
 		}
@@ -396,29 +495,50 @@ func (pj *projector) use(p srcPath, whole bool) {
 	}
 }
 
-// member is what x.key (or x[i], for elem) may be when x may be v.
+// member is what x.key (or x[i], for elem; or a member named key at any depth, for desc) may be
+// when x may be v.
 func (pj *projector) member(v absVal, e pathElem) absVal {
 	var out absVal
 	if v.fields {
-		if e.elem {
-			pj.fail("fields read by index")
+		if e.elem || e.desc {
+			pj.fail("fields read by index or searched")
 			return absVal{}
 		}
-		for _, p := range pj.fieldVals[e.key] {
-			out.paths = append(out.paths, p)
-		}
+		out = union(out, pj.fieldVals[e.key])
 		if b, ok := pj.built[e.key]; ok {
 			// A list or object of child fields, built of what its children are.
 			pj.whole(b)
 		}
 	}
+	if v.vars {
+		if e.elem || e.desc {
+			pj.fail("vars read by index or searched")
+			return absVal{}
+		}
+		out = union(out, pj.varVals[e.key])
+	}
+	if v.list != nil {
+		switch {
+		case e.elem:
+			out = union(out, *v.list)
+		case e.desc:
+			// A search of a list searches its elements.
+			out = union(out, pj.member(*v.list, e))
+		default:
+			pj.whole(*v.list) // a list read by key: not a reading followed
+		}
+	}
 	for _, p := range v.paths {
 		if p.root {
-			if e.elem {
-				pj.fail("src read by index")
+			if e.elem || e.desc {
+				pj.whole(absVal{paths: []srcPath{p}})
 				continue
 			}
 			out.paths = append(out.paths, srcPath{src: e.key})
+			continue
+		}
+		if e.elem && p.flat {
+			pj.fail("an element of flatten's answer indexed")
 			continue
 		}
 		if len(p.elems) >= maxPathLen {
@@ -432,9 +552,111 @@ func (pj *projector) member(v absVal, e pathElem) absVal {
 	return out
 }
 
+// flat is what the elements of flatten(l) may be when l's elements may be v: v, or when v is a
+// list, its elements, at any depth. A list part of a source is kept by its elements' node (which
+// keeps every element of an array, and a nested array whole, flatten's answer being the same for
+// any projection of a value that keeps the arrays' elements).
+func (pj *projector) flat(v absVal) absVal {
+	if v.fields || v.vars {
+		pj.fail("the fields or vars object flattened")
+		return absVal{}
+	}
+	var out absVal
+	for _, p := range v.paths {
+		if p.root {
+			pj.whole(absVal{paths: []srcPath{p}})
+			continue
+		}
+		p.flat = true
+		out.paths = append(out.paths, p)
+		if len(p.elems) >= maxPathLen {
+			pj.fail("a path too long")
+			continue
+		}
+		elems := make([]pathElem, len(p.elems), len(p.elems)+1)
+		copy(elems, p.elems)
+		out.paths = append(out.paths, srcPath{src: p.src, elems: append(elems, pathElem{elem: true}), flat: true})
+	}
+	if v.list != nil {
+		out = union(out, pj.flat(*v.list))
+	}
+	return out
+}
+
+// getPath is what get(v, path) may be for a constant path, as funcs' get reads it: the member
+// named path itself when it has a dot or bracket, else along its segments, a number being an
+// index of a list or a key of an object (an object read by element is whole).
+func (pj *projector) getPath(v absVal, path string) absVal {
+	var out absVal
+	if strings.ContainsAny(path, ".[") {
+		out = pj.member(v, pathElem{key: path})
+	}
+	p := strings.NewReplacer("[", ".", "]", "").Replace(path)
+	if p == "" {
+		return union(out, v)
+	}
+	return union(out, pj.getSegments(v, strings.Split(p, ".")))
+}
+
+// getSegments is what get(v, segs) may be, segs being the path's segments.
+func (pj *projector) getSegments(v absVal, segs []string) absVal {
+	for _, seg := range segs {
+		if seg == "*" {
+			pj.whole(v) // a wildcard: not followed
+			return absVal{}
+		}
+		if _, err := strconv.Atoi(seg); err == nil {
+			v = pj.member(v, pathElem{elem: true})
+		} else {
+			v = pj.member(v, pathElem{key: seg})
+		}
+	}
+	return v
+}
+
+// constSegments is the segments of a literal list of strings and integers (get(x, ["a", 0])).
+func constSegments(n ast.Node) ([]string, bool) {
+	a, ok := n.(*ast.ArrayNode)
+	if !ok {
+		return nil, false
+	}
+	segs := make([]string, len(a.Nodes))
+	for i, x := range a.Nodes {
+		switch x := x.(type) {
+		case *ast.StringNode:
+			segs[i] = x.Value
+		case *ast.IntegerNode:
+			segs[i] = strconv.Itoa(x.Value)
+		default:
+			return nil, false
+		}
+	}
+	return segs, true
+}
+
 func isNilNode(n ast.Node) bool {
 	_, ok := n.(*ast.NilNode)
 	return ok
+}
+
+func isBoolNode(n ast.Node) bool {
+	_, ok := n.(*ast.BoolNode)
+	return ok
+}
+
+type pointerFinder struct{ found bool }
+
+func (f *pointerFinder) Visit(n *ast.Node) {
+	if _, ok := (*n).(*ast.PointerNode); ok {
+		f.found = true
+	}
+}
+
+// usesPointer is funcs' test of a predicate that reads its element (# or .field).
+func usesPointer(n ast.Node) bool {
+	f := &pointerFinder{}
+	ast.Walk(&n, f)
+	return f.found
 }
 
 // iterating are the builtins whose predicate reads each element and whose answer holds no
@@ -468,9 +690,13 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 				pj.fail("value where it is not known")
 			}
 			return c.value
-		case "items", "page", "vars", "$env":
+		case "vars":
+			return absVal{vars: true}
+		case "items", "$env":
 			pj.fail(n.Value + " is not followed")
 		}
+		// params, page (page.cursor is paginate.next's answer, read whole), domain ...: no part of
+		// a source.
 		return absVal{}
 	case *ast.ChainNode:
 		return pj.eval(n.Node, c)
@@ -549,29 +775,89 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 		}
 		return absVal{}
 	case *ast.CallNode:
-		if _, ok := n.Callee.(*ast.IdentifierNode); !ok {
+		id, ok := n.Callee.(*ast.IdentifierNode)
+		if !ok {
 			pj.whole(pj.eval(n.Callee, c))
+		}
+		if ok && len(n.Arguments) == 2 {
+			if key, isStr := n.Arguments[1].(*ast.StringNode); isStr {
+				switch id.Value {
+				case "findAll":
+					// Every match, in the search's order: a list of them.
+					l := pj.member(pj.eval(n.Arguments[0], c), pathElem{key: key.Value, desc: true})
+					return absVal{list: &l}
+				case "get":
+					return pj.getPath(pj.eval(n.Arguments[0], c), key.Value)
+				}
+			}
+		}
+		if ok && id.Value == "get" && len(n.Arguments) == 2 {
+			if segs, isConst := constSegments(n.Arguments[1]); isConst {
+				return pj.getSegments(pj.eval(n.Arguments[0], c), segs)
+			}
+		}
+		if ok && id.Value == "flatten" && len(n.Arguments) == 1 {
+			// A list (else nil) of the elements, the lists among them spliced.
+			l := pj.flat(pj.member(pj.eval(n.Arguments[0], c), pathElem{elem: true}))
+			return absVal{list: &l}
 		}
 		for _, a := range n.Arguments {
 			pj.whole(pj.eval(a, c))
 		}
 		return absVal{}
 	case *ast.BuiltinNode:
+		if n.Name == "len" && len(n.Arguments) == 1 {
+			if id, ok := n.Arguments[0].(*ast.IdentifierNode); ok && id.Value == "items" {
+				return absVal{} // the number of items made so far: outputs, read whole
+			}
+		}
+		if n.Name == "concat" {
+			var l absVal
+			for _, a := range n.Arguments {
+				l = union(l, pj.member(pj.eval(a, c), pathElem{elem: true}))
+			}
+			return absVal{list: &l}
+		}
+		if len(n.Arguments) == 2 {
+			// find(x, "key") is the deep key search (see funcs' findPatch): a predicate that does
+			// not read the element.
+			if pr, ok := n.Arguments[1].(*ast.PredicateNode); ok && n.Name == "find" && !usesPointer(pr.Node) && !isBoolNode(pr.Node) {
+				if key, isStr := pr.Node.(*ast.StringNode); isStr {
+					return pj.member(pj.eval(n.Arguments[0], c), pathElem{key: key.Value, desc: true})
+				}
+				pj.whole(pj.eval(n.Arguments[0], c))
+				pj.whole(pj.eval(pr.Node, c))
+				return absVal{}
+			}
+		}
 		if len(n.Arguments) >= 2 {
 			if pr, ok := n.Arguments[1].(*ast.PredicateNode); ok {
 				coll := pj.eval(n.Arguments[0], c)
 				el := pj.member(coll, pathElem{elem: true})
-				if iterating[n.Name] {
+				flows := (n.Name == "find" || n.Name == "findLast" || n.Name == "filter") && len(n.Arguments) == 2
+				if iterating[n.Name] || flows {
 					pj.touch(el)
 				} else {
 					pj.whole(coll)
 				}
 				pc := *c
 				pc.ptr, pc.ptrOK = el, true
-				pj.whole(pj.eval(pr.Node, &pc))
+				body := pj.eval(pr.Node, &pc)
 				for _, a := range n.Arguments[2:] {
 					pj.whole(pj.eval(a, c))
 				}
+				switch {
+				case n.Name == "map" && len(n.Arguments) == 2:
+					// A list of what the body gives.
+					return absVal{list: &body}
+				case flows:
+					pj.whole(body)
+					if n.Name == "filter" {
+						return absVal{list: &el}
+					}
+					return el
+				}
+				pj.whole(body)
 				return absVal{}
 			}
 		}

@@ -20,8 +20,8 @@ import (
 	"asa/engine/registry"
 )
 
-// projSpec writes a projection as its paths, sorted and joined by commas: [] is every element, a
-// trailing * a part read whole; "whole" for no projection.
+// projSpec writes a projection as its paths, sorted and joined by commas: [] is every element, ~k
+// a search for k at any depth, a trailing * a part read whole; "whole" for no projection.
 func projSpec(p *dom.Projection) string {
 	if p == nil {
 		return "whole"
@@ -39,12 +39,15 @@ func projSpec(p *dom.Projection) string {
 		case n.Whole:
 			out = append(out, prefix+"*")
 			return
-		case len(n.Keys) == 0 && n.Elem == nil:
+		case len(n.Keys) == 0 && n.Elem == nil && len(n.Desc) == 0:
 			out = append(out, prefix)
 			return
 		}
 		for k, c := range n.Keys {
 			walk(c, join(k))
+		}
+		for k, c := range n.Desc {
+			walk(c, join("~"+k))
 		}
 		if n.Elem != nil {
 			walk(n.Elem, join("[]"))
@@ -57,9 +60,15 @@ func projSpec(p *dom.Projection) string {
 
 const projSite = "kind: site\nsite: s\nname: S\ncategory: other\nversion: 1.0.0\ndomains:\n  com: {host: www.s.example, locale: en_US}\n"
 
-// projEndpoint is an endpoint of two script-JSON sources, d and e, with the fields given.
+// projEndpoint is an endpoint of two script-JSON sources, d and e, with the fields given; a field
+// list that starts with "paginate:" puts its first lines (up to "fields:") before the fields.
 func projEndpoint(fields string) string {
-	return `kind: endpoint
+	extra := ""
+	if strings.HasPrefix(fields, "paginate:") {
+		i := strings.Index(fields, "fields:\n")
+		extra, fields = fields[:i], fields[i+len("fields:\n"):]
+	}
+	return extra + `kind: endpoint
 resource: r
 summary: r
 params:
@@ -67,6 +76,8 @@ params:
 steps:
   - id: page
     request: {url: "https://www.s.example/${ params.query }"}
+    vars:
+      v: {expr: 'src.e?.v'}
 sources:
   d: {script_json: 'var d = '}
   e: {script_json: 'var e = '}
@@ -87,34 +98,62 @@ var projectionCases = []struct {
 	name, fields string
 	d, e         string // the projections of d and e
 }{
-	{"member", "  a: {expr: src.d.a.b}\n", "a.b*", "flag*"},
-	{"optional and ??", "  a: {expr: 'src.d?.a?.b ?? src.d?.c'}\n", "a.b*,c*", "flag*"},
-	{"let", "  a: {expr: 'let x = src.d.a; x.b + x.c'}\n", "a.b*,a.c*", "flag*"},
-	{"let of a let", "  a: {expr: 'let p = src.d.a; let q = p.b; q'}\n", "a.b*", "flag*"},
-	{"map closure", "  a: {type: list<string>, expr: 'map(src.d.items ?? [], #.name)'}\n", "items.[].name*", "flag*"},
-	{"count closure", "  a: {type: int, expr: 'count(src.d.items, #.ok)'}\n", "items.[].ok*", "flag*"},
-	{"any closure", "  a: {type: bool, expr: 'any(src.d.badges, #.id == \"x\")'}\n", "badges.[].id*", "flag*"},
-	{"filter keeps elements", "  a: {type: list<object>, expr: 'filter(src.d.items, #.ok)'}\n", "items*", "flag*"},
-	{"index", "  a: {expr: 'src.d.items[0].name'}\n", "items.[].name*", "flag*"},
-	{"find", "  a: {expr: 'find(src.d, \"price\")'}\n", "whole", "flag*"},
-	{"findAll below", "  a: {type: list<string>, expr: 'findAll(src.d.a, \"price\")'}\n", "a*", "flag*"},
-	{"keys", "  a: {type: list<string>, expr: 'keys(src.d.a)'}\n", "a*", "flag*"},
-	{"values", "  a: {type: list<string>, expr: 'values(src.d.a)'}\n", "a*", "flag*"},
-	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", "flag*"},
-	{"whole object to a function", "  a: {expr: 'string(src.d.a)'}\n", "a*", "flag*"},
-	{"dynamic key", "  a: {expr: 'src.d[params.query]'}\n", "whole", "flag*"},
+	{"member", "  a: {expr: src.d.a.b}\n", "a.b*", "flag*,v"},
+	{"optional and ??", "  a: {expr: 'src.d?.a?.b ?? src.d?.c'}\n", "a.b*,c*", "flag*,v"},
+	{"let", "  a: {expr: 'let x = src.d.a; x.b + x.c'}\n", "a.b*,a.c*", "flag*,v"},
+	{"let of a let", "  a: {expr: 'let p = src.d.a; let q = p.b; q'}\n", "a.b*", "flag*,v"},
+	{"map closure", "  a: {type: list<string>, expr: 'map(src.d.items ?? [], #.name)'}\n", "items.[].name*", "flag*,v"},
+	{"count closure", "  a: {type: int, expr: 'count(src.d.items, #.ok)'}\n", "items.[].ok*", "flag*,v"},
+	{"any closure", "  a: {type: bool, expr: 'any(src.d.badges, #.id == \"x\")'}\n", "badges.[].id*", "flag*,v"},
+	{"filter keeps elements", "  a: {type: list<object>, expr: 'filter(src.d.items, #.ok)'}\n", "items.[]*", "flag*,v"},
+	{"index", "  a: {expr: 'src.d.items[0].name'}\n", "items.[].name*", "flag*,v"},
+	{"find", "  a: {type: any, expr: 'find(src.d, \"price\")'}\n", "~price*", "flag*,v"},
+	{"findAll below", "  a: {type: any, expr: 'findAll(src.d.a, \"price\")'}\n", "a.~price*", "flag*,v"},
+	{"a search and a path below it", "  a: {type: any, expr: 'findAll(src.d.a, \"price\")'}\n  b: {type: any, expr: 'src.d.a?.x?.q'}\n", "a.x.q*,a.~price*", "flag*,v"},
+	{"findAll read on", "  a: {type: list<string>, expr: 'map(findAll(src.d.a, \"k\"), string(#.price))'}\n", "a.~k.price*", "flag*,v"},
+	{"findAll nested", "  a: {type: any, expr: 'findAll(findAll(src.d.a, \"k\"), \"price\")'}\n", "a.~k.~price*", "flag*,v"},
+	{"find in a search", "  a: {type: any, expr: 'find(findAll(src.d, \"x\"), \"price\")'}\n", "~x.~price*", "flag*,v"},
+	{"findAll emptiness", "  a: {type: int, expr: 'len(findAll(src.d.a, \"k\"))'}\n  b: {type: bool, expr: 'findAll(src.d.sel, \"on\") == nil'}\n", "a.~k*,sel.~on", "flag*,v"},
+	{"find with a predicate", "  a: {expr: 'find(src.d.items, .id == \"i\")?.name'}\n", "items.[].id*,items.[].name*", "flag*,v"},
+	{"get path", "  a: {expr: 'get(src.d, \"items[-1].name\")'}\n", "items.[].name*,items[-1].name*", "flag*,v"},
+	{"get of a key", "  a: {expr: 'get(src.d.a, \"b\")'}\n", "a.b*", "flag*,v"},
+	{"get of a list path", "  a: {expr: 'get(src.d, [\"items\", 0, \"name\"])'}\n", "items.[].name*", "flag*,v"},
+	{"get of a list path with a wildcard", "  a: {type: any, expr: 'get(src.d, [\"items\", \"*\", \"id\"])'}\n", "items*", "flag*,v"},
+	{"get wildcard", "  a: {type: any, expr: 'get(src.d, \"items.*.id\")'}\n", "items*,items.*.id*", "flag*,v"},
+	{"get dynamic", "  a: {type: any, expr: 'get(src.d.a, params.query)'}\n", "a*", "flag*,v"},
+	{"concat filter map flatten", "  a: {type: list<string>, expr: 'map(filter(concat(src.d.items ?? [], flatten(findAll(src.d.sel, \"items\"))), .id != nil), .id)'}\n",
+		"items.[].id*,sel.~items.[].id*,sel.~items.id*", "flag*,v"},
+	{"flatten of maps", "  a: {type: list<string>, expr: 'map(src.d.items, map(#.kids ?? [], .id)) | flatten()'}\n", "items.[].kids.[].id*", "flag*,v"},
+	{"flatten indexed", "  a: {type: any, expr: 'flatten(src.d.items)[0][0]'}\n", "whole", "whole"},
+	{"find a selected element", "  a: {type: any, expr: 'find(find(src.d.sel, .t?.on == true)?.t?.c, \"token\")'}\n", "sel.[].t.c.~token*,sel.[].t.on*", "flag*,v"},
+	{"items of a search", "  l:\n    type: list<object>\n    expr: 'filter(map(flatten(findAll(src.d.sel, \"items\")), .v ?? #), .id != nil)'\n    fields:\n      id: {expr: item.id}\n",
+		"sel.~items.[].id*,sel.~items.[].v.id*,sel.~items.id*,sel.~items.v.id*", "flag*,v"},
+	{"any of a search", "  a: {type: bool, expr: 'any(findAll(src.d.a, \"price\"), # == 3)'}\n", "a.~price*", "flag*,v"},
+	{"findAll dynamic key", "  a: {type: any, expr: 'findAll(src.d.a, params.query)'}\n", "a*", "flag*,v"},
+	{"find dynamic key", "  a: {type: any, expr: 'find(src.d.a, params.query)'}\n", "a*", "flag*,v"},
+	{"findAll of src", "  a: {type: any, expr: 'findAll(src, \"price\")'}\n", "whole", "whole"},
+	{"vars", "  a: {expr: 'vars.v?.name'}\n", "", "flag*,v.name*"},
+	{"vars whole", "  a: {type: int, expr: 'len(vars)'}\n", "whole", "whole"},
+	{"pagination", "paginate:\n  items: l\n  start: '1'\n  pages: '2'\n  next: 'find(src.d.sel, \"token\")'\nfields:\n  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {type: int, expr: 'len(items)'}\n",
+		"items.[].id*,sel.~token*", "flag*,v"},
+	{"keys", "  a: {type: list<string>, expr: 'keys(src.d.a)'}\n", "a*", "flag*,v"},
+	{"values", "  a: {type: list<string>, expr: 'values(src.d.a)'}\n", "a*", "flag*,v"},
+	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", "flag*,v"},
+	{"whole object to a function", "  a: {expr: 'string(src.d.a)'}\n", "a*", "flag*,v"},
+	{"dynamic key", "  a: {expr: 'src.d[params.query]'}\n", "whole", "flag*,v"},
 	{"$env", "  a: {expr: '$env.src.d.a'}\n", "whole", "whole"},
 	{"src whole", "  a: {type: int, expr: 'len(src)'}\n", "whole", "whole"},
-	{"nil test", "  a: {expr: 'src.d.a == nil ? \"x\" : \"y\"'}\n", "a", "flag*"},
-	{"output of an object", "  a: {type: any, expr: src.d.a}\n", "a*", "flag*"},
-	{"hidden object through fields", "  p: {type: any, hidden: true, expr: src.d.product}\n  a: {expr: 'fields.p?.name'}\n  b: {type: float, expr: 'fields.p?.price?.value ?? src.e.price'}\n", "product.name*,product.price.value*", "flag*,price*"},
-	{"list of objects", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {expr: 'item.name', transform: 'trim(value)'}\n", "items.[].id*,items.[].name*", "flag*"},
-	{"object of an item", "  o:\n    type: object\n    expr: src.d.o\n    fields:\n      id: {expr: item.id}\n", "o.id*", "flag*"},
-	{"built field read whole", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n  n: {type: int, expr: 'len(fields.l)'}\n", "items.[].id*", "flag*"},
+	{"nil test", "  a: {expr: 'src.d.a == nil ? \"x\" : \"y\"'}\n", "a", "flag*,v"},
+	{"output of an object", "  a: {type: any, expr: src.d.a}\n", "a*", "flag*,v"},
+	{"hidden object through fields", "  p: {type: any, hidden: true, expr: src.d.product}\n  a: {expr: 'fields.p?.name'}\n  b: {type: float, expr: 'fields.p?.price?.value ?? src.e.price'}\n", "product.name*,product.price.value*", "flag*,price*,v"},
+	{"list of objects", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {expr: 'item.name', transform: 'trim(value)'}\n", "items.[].id*,items.[].name*", "flag*,v"},
+	{"object of an item", "  o:\n    type: object\n    expr: src.d.o\n    fields:\n      id: {expr: item.id}\n", "o.id*", "flag*,v"},
+	{"built field read whole", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n  n: {type: int, expr: 'len(fields.l)'}\n", "items.[].id*", "flag*,v"},
 	{"fields whole", "  a: {expr: src.d.a}\n  b: {type: int, expr: 'len(fields)'}\n", "whole", "whole"},
-	{"transform of a selection", "  a:\n    select:\n      - expr: src.d.a\n      - expr: src.e.b\n    transform: 'normSpace(value)'\n", "a*", "b*,flag*"},
-	{"post", "  a: {expr: src.d.a, post: 'value.x'}\n", "a.x*", "flag*"},
-	{"items", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'len(items)'}\n", "whole", "whole"},
+	{"transform of a selection", "  a:\n    select:\n      - expr: src.d.a\n      - expr: src.e.b\n    transform: 'normSpace(value)'\n", "a*", "b*,flag*,v"},
+	{"post", "  a: {expr: src.d.a, post: 'value.x'}\n", "a.x*", "flag*,v"},
+	{"len of items", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'len(items)'}\n", "items.[]", "flag*,v"},
+	{"items", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {type: any, expr: 'items[0]'}\n", "whole", "whole"},
 }
 
 func loadProjected(t *testing.T, e *engine.Engine, fields string) *registry.Registry {
@@ -141,6 +180,10 @@ func TestProjectionPaths(t *testing.T) {
 		`<script>var d = [{"a":1}]; var e = "s";</script>`,
 		`<p>no script</p>`,
 		`<script>var d = {"a":{"b":"1"}}; var e = {"flag":true,"price":1};</script>`,
+		`<script>var d = {"a":{"x":{"price":1,"k":[{"price":{"price":2}},{"q":[1,{"k":{"price":3}}]}]},"price":3,"z":[[],{}]},"items":[{"id":"i","kids":[[{"id":"k"}],{"id":"m"}]},{"name":"n"}],` +
+			`"sel":[{"t":{"on":true,"c":{"g":{"items":[{"v":{"id":"1"}},{"w":1},[{"id":"2"}]]},"ci":{"token":"T"}}}},{"t":{"on":false,"c":{"token":"U"}}},{"items":{"id":"3"}}],"x":{"price":[1]}}; var e = {"v":{"name":"V"}};</script>`,
+		`<script>var d = {"a":{"k":{"price":null},"k":{"z":[1,2,]}},"sel":[{"items":[]}]}; var e = {"v":"\ud83d\ude00"};</script>`,
+		`<script>var d = {"a":{"k":[1,2]},"sel":{"t":{"on":true}},"items":[[{"id":"a"}],7]}; var e = {"v":1};</script>`,
 	}
 	for _, c := range projectionCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -194,6 +237,12 @@ func TestProjectionKeepsOutput(t *testing.T) {
 	t.Logf("%d plans project a source", projected)
 	if p := engine.Projections(reg.Plan("walmart.product")); p["product"] == nil || p["reviews"] == nil || p["idml"] == nil {
 		t.Errorf("walmart.product decodes its sources whole: %v (%s)", p, engine.ProjectionRefused(reg.Plan("walmart.product")))
+	}
+	// Searches (findAll, find with a key), built lists, vars and pagination are followed.
+	for id, src := range map[string]string{"youtube.channel": "browse_html", "youtube.video": "data", "youtube.search": "html", "youtube.transcript": "player"} {
+		if p := engine.Projections(reg.Plan(id)); p[src] == nil {
+			t.Errorf("%s decodes %s whole (%s)", id, src, engine.ProjectionRefused(reg.Plan(id)))
+		}
 	}
 	load := func(name string, status int) *fixture.Reply {
 		body, err := os.ReadFile(filepath.Join(corpus, name))

@@ -129,6 +129,9 @@ type fastDecoder struct {
 
 	// intern, when not nil, holds recent small objects and arrays by their text (see internTable).
 	intern *internTable
+
+	// desc holds the searches of a projected decode under way where it is (see Projection.Desc).
+	desc []descKey
 }
 
 // open records a node for the value about to be decoded, whose value close fills in: the node

@@ -35,8 +35,28 @@ func BenchmarkDecodeYouTube(b *testing.B) {
 				}
 			})
 		}
+		// As youtube.channel projects it (a few paths and searches; see engine's projection tests).
+		proj := parseProjection(channelProjection)
+		b.Run(name+"/searched", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				t := NewScriptText(body, nil)
+				if _, _, _, err := ScriptJSONShared(body, 0, marker, t, false, proj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
+
+// channelProjection is youtube.channel's projection of its ytInitialData, in part.
+const channelProjection = "metadata.channelMetadataRenderer*,header.pageHeaderRenderer.content.pageHeaderViewModel*," +
+	"contents.twoColumnBrowseResultsRenderer.tabs.[].tabRenderer.selected*," +
+	"contents.twoColumnBrowseResultsRenderer.tabs.[].tabRenderer.content.richGridRenderer.contents.[].richItemRenderer.content.lockupViewModel*," +
+	"contents.twoColumnBrowseResultsRenderer.tabs.[].tabRenderer.content.sectionListRenderer.~items.[].videoRenderer*," +
+	"contents.twoColumnBrowseResultsRenderer.tabs.[].tabRenderer.content.sectionListRenderer.~items.[].richItemRenderer.content.lockupViewModel*," +
+	"contents.twoColumnBrowseResultsRenderer.tabs.[].tabRenderer.content.~continuationItemRenderer.~token*," +
+	"contents.~channelAgeGateRenderer*"
 
 // internCases repeat small objects and arrays, nested, with the same texts at several depths and
 // members whose maps and lists the tables of the tests evict in between.

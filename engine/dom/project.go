@@ -19,11 +19,52 @@ import (
 // exactly when the text's object is (the engine tests values for emptiness). The caller vouches that
 // no reader sees a key a projection leaves out: keys, values, len, equality and output of an object
 // all make its node Whole.
+//
+// Desc names keys searched for at any depth below the node (findAll(x, "key"), find(x, "key")):
+// under it, every member of such a name is kept, projected by its node, and so is the structure
+// that leads to one; an object or array that holds none is stepped over. The search goes on inside
+// a kept member (findAll finds matches nested in matches). What a search sees is unchanged: its
+// matches, in its order (members are only ever left out, and an array keeps its length, its
+// elements that hold no match being nil). A member that both a search and Keys reach, or two
+// searches with different nodes, is decoded whole.
 type Projection struct {
 	Whole bool
 	Keys  map[string]*Projection
 	Elem  *Projection
+	Desc  map[string]*Projection
 }
+
+// maxSearchedText is the longest text a projection with a search decodes as projected.
+// funcs' findKey stops after two million nodes (findBudget), and a text of n bytes holds at most
+// n/2+1 values: a search over a value of this text, or over a list of four of its parts, ends
+// within that budget whole, so leaving nodes out cannot change what it finds. A longer text is
+// decoded whole.
+const maxSearchedText = 1_000_000
+
+func searches(p *Projection) bool {
+	if p == nil {
+		return false
+	}
+	if len(p.Desc) > 0 || searches(p.Elem) {
+		return true
+	}
+	for _, c := range p.Keys {
+		if searches(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// descKey is a key searched for where the decoder is, with the node its matches are projected by.
+type descKey struct {
+	k string
+	p *Projection
+}
+
+// dropped marks, among an object's members, one left out for holding no match of a search: an
+// earlier member of the same key, which the full decode replaces by it, goes too.
+type dropped struct{}
 
 // decodeFastPrefixProjected is decodeFastPrefixString of the parts of the value p names. It takes
 // the value exactly when decodeFastPrefixString does (a value the fast decoder leaves to
@@ -33,6 +74,10 @@ type Projection struct {
 func decodeFastPrefixProjected(s string, p *Projection) (v any, n int, ok bool) {
 	if s == "" {
 		return nil, 0, false
+	}
+	if len(s) > maxSearchedText && searches(p) {
+		v, n, _, ok = decodeFastPrefixString(s, false)
+		return v, n, ok
 	}
 	d := fastDecoder{s: s, b: unsafe.Slice(unsafe.StringData(s), len(s)), maxDepth: MaxDepth}
 	v, ok = d.projValue(p)
@@ -44,66 +89,146 @@ func (d *fastDecoder) projValue(p *Projection) (any, bool) {
 	if p == nil || p.Whole || d.i >= len(d.b) {
 		return d.value()
 	}
+	mark := len(d.desc)
+	if len(p.Desc) > 0 {
+		d.pushDesc(p.Desc)
+	}
+	var v any
+	ok := false
 	switch d.b[d.i] {
 	case '{':
 		if p.Elem != nil {
-			return d.value()
+			v, ok = d.value()
+		} else {
+			v, _, ok = d.projObject(p)
 		}
-		return d.projObject(p)
 	case '[':
-		if p.Elem == nil {
-			return d.value()
+		switch {
+		case p.Elem != nil:
+			v, ok = d.projArray(p.Elem)
+		case len(d.desc) > 0 && len(p.Keys) == 0:
+			v, _, ok = d.descArray(true)
+		default:
+			v, ok = d.value()
 		}
-		return d.projArray(p.Elem)
+	default:
+		v, ok = d.value()
 	}
-	return d.value()
+	d.desc = d.desc[:mark]
+	return v, ok
 }
 
-// projObject is object, but for the members p does not name, which it steps over.
-func (d *fastDecoder) projObject(p *Projection) (any, bool) {
+// pushDesc adds the searches of ks to those under way, each (key, node) once: the ones under way
+// are as many as the projection names, however deep matches nest.
+func (d *fastDecoder) pushDesc(ks map[string]*Projection) {
+next:
+	for k, p := range ks {
+		for _, e := range d.desc {
+			if e.k == k && e.p == p {
+				continue next
+			}
+		}
+		d.desc = append(d.desc, descKey{k, p})
+	}
+}
+
+// searched is the node a member named k is projected by as a match of the searches under way:
+// n is 0 (no search for k), 1, or 2 (two searches for k with different nodes).
+func (d *fastDecoder) searched(k string) (p *Projection, n int) {
+	for _, e := range d.desc {
+		if e.k != k {
+			continue
+		}
+		if n == 0 {
+			p, n = e.p, 1
+		} else if e.p != p {
+			return nil, 2
+		}
+	}
+	return p, n
+}
+
+// projObject is object, but for the members p does not name, which it steps over; under a search,
+// it keeps those that hold a match. p nil is a value no path names, under a search: found reports
+// whether it holds a match (else it is left out, and v is nil).
+func (d *fastDecoder) projObject(p *Projection) (v any, found, ok bool) {
 	if !d.enter() {
-		return nil, false
+		return nil, false, false
 	}
 	d.i++ // {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
 		d.depth--
-		return map[string]any{}, true
+		if p == nil {
+			return nil, false, true
+		}
+		return map[string]any{}, true, true
 	}
 	mark := len(d.members)
 	first, skipped := "", false
+	kept := 0
 	for {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
-			return nil, false
+			return nil, false, false
 		}
 		k, ok := d.str()
 		if !ok {
-			return nil, false
+			return nil, false, false
 		}
 		d.space()
 		if d.i >= len(d.b) || d.b[d.i] != ':' {
-			return nil, false
+			return nil, false, false
 		}
 		d.i++
 		d.space()
-		if c, keep := p.Keys[k]; keep {
-			var v any
-			if v, ok = d.projValue(c); !ok {
-				return nil, false
+		var c *Projection
+		keep := false
+		if p != nil {
+			c, keep = p.Keys[k]
+		}
+		var dp *Projection
+		dn := 0
+		if len(d.desc) > 0 {
+			dp, dn = d.searched(k)
+		}
+		var x any
+		switch {
+		case keep && dn > 0 || dn > 1:
+			x, ok = d.value()
+		case keep:
+			x, ok = d.projValue(c)
+		case dn == 1:
+			x, ok = d.projValue(dp)
+		case len(d.desc) > 0:
+			var f bool
+			if x, f, ok = d.descValue(); ok && !f {
+				if !skipped {
+					first, skipped = k, true
+				}
+				if kept > 0 {
+					d.members = append(d.members, member{k, dropped{}})
+				}
+				goto next
 			}
-			d.members = append(d.members, member{k, v})
-		} else {
+		default:
 			if !d.skip() {
-				return nil, false
+				return nil, false, false
 			}
 			if !skipped {
 				first, skipped = k, true
 			}
+			goto next
 		}
+		if !ok {
+			return nil, false, false
+		}
+		d.members = append(d.members, member{k, x})
+		kept++
+	next:
 		d.space()
 		if d.i >= len(d.b) {
-			return nil, false
+			return nil, false, false
 		}
 		switch d.b[d.i] {
 		case ',':
@@ -111,20 +236,102 @@ func (d *fastDecoder) projObject(p *Projection) (any, bool) {
 			d.space()
 		case '}':
 			d.i++
+			d.depth--
 			ms := d.members[mark:]
-			if len(ms) == 0 && skipped {
-				ms = append(ms, member{k: first})
+			if kept == 0 {
+				clear(ms)
+				d.members = d.members[:mark]
+				if p == nil {
+					return nil, false, true
+				}
+				return map[string]any{first: nil}, true, true
 			}
-			m := make(map[string]any, len(ms))
+			m := make(map[string]any, kept)
 			for _, e := range ms {
-				m[e.k] = e.v
+				if _, gone := e.v.(dropped); gone {
+					delete(m, e.k)
+				} else {
+					m[e.k] = e.v
+				}
 			}
 			clear(ms)
 			d.members = d.members[:mark]
-			d.depth--
-			return m, true
+			if len(m) == 0 {
+				if p == nil {
+					return nil, false, true
+				}
+				m[first] = nil
+			}
+			return m, true, true
 		default:
-			return nil, false
+			return nil, false, false
+		}
+	}
+}
+
+// descValue is the value at d.i where no path names it, under a search: kept (found) when it holds
+// a match.
+func (d *fastDecoder) descValue() (v any, found, ok bool) {
+	if d.i < len(d.b) {
+		switch d.b[d.i] {
+		case '{':
+			return d.projObject(nil)
+		case '[':
+			return d.descArray(false)
+		}
+	}
+	return nil, false, d.skip()
+}
+
+// descArray is an array under a search: its elements that hold no match are nil. Named by a path
+// (named), it is kept whatever it holds; else only when an element holds a match.
+func (d *fastDecoder) descArray(named bool) (v any, found, ok bool) {
+	if !d.enter() {
+		return nil, false, false
+	}
+	d.i++ // [
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		d.depth--
+		if !named {
+			return nil, false, true
+		}
+		return []any{}, true, true
+	}
+	mark := len(d.elems)
+	hit := false
+	for {
+		x, f, ok := d.descValue()
+		if !ok {
+			return nil, false, false
+		}
+		hit = hit || f
+		d.elems = append(d.elems, x)
+		d.space()
+		if d.i >= len(d.b) {
+			return nil, false, false
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+			d.space()
+		case ']':
+			d.i++
+			d.depth--
+			es := d.elems[mark:]
+			if !hit && !named {
+				clear(es)
+				d.elems = d.elems[:mark]
+				return nil, false, true
+			}
+			a := make([]any, len(es))
+			copy(a, es)
+			clear(es)
+			d.elems = d.elems[:mark]
+			return d.slices.box(a), true, true
+		default:
+			return nil, false, false
 		}
 	}
 }
@@ -158,10 +365,10 @@ func (d *fastDecoder) projArray(elem *Projection) (any, bool) {
 			d.space()
 		case ']':
 			d.i++
-			es := d.elems[mark:]
-			a := make([]any, len(es))
-			copy(a, es)
-			clear(es)
+			ms := d.elems[mark:]
+			a := make([]any, len(ms))
+			copy(a, ms)
+			clear(ms)
 			d.elems = d.elems[:mark]
 			d.depth--
 			return d.slices.box(a), true

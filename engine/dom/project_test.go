@@ -2,14 +2,17 @@ package dom
 
 import (
 	"bytes"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
 )
 
 // parseProjection reads a projection from paths separated by commas, each of keys separated by
-// dots, where [] is every element and * marks the node it ends at Whole: "a.b,c.[].d*".
+// dots, where [] is every element, ~k a search for k (Desc) and * marks the node it ends at Whole:
+// "a.b,c.[].d*,e.~f.g*".
 func parseProjection(spec string) *Projection {
 	root := &Projection{}
 	for _, path := range strings.Split(spec, ",") {
@@ -23,6 +26,16 @@ func parseProjection(spec string) *Projection {
 						n.Elem = &Projection{}
 					}
 					n = n.Elem
+					continue
+				}
+				if strings.HasPrefix(k, "~") {
+					if n.Desc == nil {
+						n.Desc = map[string]*Projection{}
+					}
+					if n.Desc[k[1:]] == nil {
+						n.Desc[k[1:]] = &Projection{}
+					}
+					n = n.Desc[k[1:]]
 					continue
 				}
 				if n.Keys == nil {
@@ -86,6 +99,12 @@ func checkProjected(t *testing.T, in []byte, p *Projection) {
 	got, n, ok := decodeFastPrefixProjected(s, p)
 	if ok != wok || ok && n != wn {
 		t.Fatalf("%.80q: projected %v %d, full %v %d", in, ok, n, wok, wn)
+	}
+	if ok && searches(p) {
+		if g, w := seen(got, p), seen(want, p); !sameJSON(g, w) {
+			t.Fatalf("%.80q: projected sees %.200v, full %.200v", in, g, w)
+		}
+		return
 	}
 	if ok {
 		if why := projectedAgrees(got, want, p); why != "" {
@@ -163,6 +182,9 @@ func FuzzDecodeProjected(f *testing.F) {
 	for _, c := range projectionCases {
 		f.Add([]byte(c.in), c.proj)
 	}
+	for _, c := range searchCases {
+		f.Add([]byte(c.in), c.proj)
+	}
 	for _, tt := range fastJSONCases {
 		f.Add([]byte(tt.in), "a,b.[].c")
 		f.Add([]byte(`{"x":`+tt.in+`,"a":1}`), "a")
@@ -212,4 +234,137 @@ func TestSkipJSON(t *testing.T) {
 	checkSkip(t, bytes.Repeat([]byte("["), MaxDepth+1))
 	checkSkip(t, []byte(strings.Repeat("[", MaxDepth)+strings.Repeat("]", MaxDepth)))
 	checkSkip(t, []byte(strings.Repeat("[", MaxDepth+1)+strings.Repeat("]", MaxDepth+1)))
+}
+
+// searchAll is funcs' findAll as its definition (findKeySorted) walks: every non-nil value of a
+// member named key at any depth of v, depth-first, an object's keys sorted, a member's value
+// before what it holds.
+func searchAll(v any, key string) []any {
+	out := []any{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if k == key && x[k] != nil {
+					out = append(out, x[k])
+				}
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// seen is what a reader of the paths of p sees of v, as a value to compare: the members Keys
+// names (and whether each is there), the elements, the matches of each search read by their node,
+// and whether v is empty.
+func seen(v any, p *Projection) any {
+	if p == nil || p.Whole {
+		return v
+	}
+	out := map[string]any{}
+	switch x := v.(type) {
+	case map[string]any:
+		if p.Elem != nil {
+			return v
+		}
+		out["empty"] = len(x) == 0
+		for k, c := range p.Keys {
+			if m, in := x[k]; in {
+				out["."+k] = seen(m, c)
+			}
+		}
+	case []any:
+		if p.Elem != nil {
+			l := make([]any, len(x))
+			for i, e := range x {
+				l[i] = seen(e, p.Elem)
+			}
+			return l
+		}
+		if len(p.Keys) > 0 {
+			return v
+		}
+		out["empty"] = len(x) == 0
+	default:
+		return v
+	}
+	for k, c := range p.Desc {
+		ms := searchAll(v, k)
+		l := make([]any, len(ms))
+		for i, m := range ms {
+			l[i] = seen(m, c)
+		}
+		out["~"+k] = l
+	}
+	return out
+}
+
+var searchCases = []struct{ in, proj string }{
+	{`{"a":{"k":1,"z":[1,2]},"b":[{"x":{"k":{"k":2,"y":3}}},5,{"q":1}],"k":null}`, "~k*"},
+	{`{"a":{"k":1,"z":[1,2]},"b":[{"x":{"k":{"k":2,"y":3}}},5,{"q":1}],"k":null}`, "~k.y*"},
+	{`{"a":{"k":1,"z":[1,2]},"b":[{"x":{"k":{"k":2,"y":3}}},5,{"q":1}]}`, "~k"}, // matches read for presence
+	{`{"a":{"k":{"t":1,"u":2}},"k":[{"t":3}]}`, "~k.~t*"},                       // a search in the matches of a search
+	{`{"a":{"k":{"t":1}},"a":{"z":1},"b":{"k":2},"b":{"k":3}}`, "~k*"},          // repeated keys: the last wins
+	{`{"a":{"z":1},"a":{"k":1}}`, "~k*"},                                        // the last holds the match
+	{`{"a":{"k":1},"b":{"c":{"k":2}}}`, "b.c,~k*"},                              // a path and a search
+	{`{"k":{"k":1},"b":{"k":2}}`, "k.k*,~k*"},                                   // a member a path and a search reach
+	{`{"a":{"k":1},"b":{"k":2}}`, "~k.x*,b.~k.y*"},                              // two searches for k
+	{`{"a":[],"b":{},"c":[[{"k":1}],[]],"d":[1,"k",{"k":[]}]}`, "~k*"},          // empty values, nested arrays
+	{`{"a":[1,2,3],"b":{"x":1}}`, "a.~k*,b.~k*"},                                // searched values without matches
+	{`{"a":[{"x":1,"k":2},{"y":1}]}`, "a.[].x*,~k*"},                            // elements read and searched
+	{`{"a":{"b":"\ud83d","k":1}}`, "~k*"},                                       // left to encoding/json
+	{`{"a":{"b":[1,2,],"k":1}}`, "~k*"},                                         // malformed where stepped over
+	{`{"a":{"b":01,"k":1}}`, "~k*"},                                             // a bad number
+	{"{\"a\":{\"b\":\"\xff\",\"k\":1}}", "~k*"},                                 // not UTF-8
+	{`{"items":[{"r":{"content":{"v":{"id":"a"}}}},{"g":{"id":"b"}}],"more":{"items":[{"v":1}]}}`, "~items.[].r.content.v.id*,~items.[].v*"},
+}
+
+func TestDecodeSearched(t *testing.T) {
+	for _, c := range searchCases {
+		checkProjected(t, []byte(c.in), parseProjection(c.proj))
+	}
+	// Too deep where stepped over under a search.
+	deep := `{"a":` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `,"k":1}`
+	checkProjected(t, []byte(deep), parseProjection("~k*"))
+	// What a search saves: the values that hold no match are not there.
+	v, _, ok := decodeFastPrefixProjected(`{"a":{"b":{"c":2}},"d":[{"e":1},{"k":{"x":1}}],"k":3}`, parseProjection("~k*"))
+	if !ok || !reflect.DeepEqual(v, map[string]any{"d": []any{nil, map[string]any{"k": map[string]any{"x": 1.0}}}, "k": 3.0}) {
+		t.Fatalf("searched %v", v)
+	}
+	// A text too long for a search to be sure to end within funcs' budget is decoded whole.
+	long := `{"k":1,"a":"` + strings.Repeat("x", maxSearchedText) + `"}`
+	v, _, ok = decodeFastPrefixProjected(long, parseProjection("~k*"))
+	if m, _ := v.(map[string]any); !ok || len(m) != 2 {
+		t.Fatal("a long text searched as projected")
+	}
+}
+
+// FuzzDecodeSearched checks a search (findAll) over the projected decode of any text against the
+// same search over the full decode, and that the projected decode takes exactly what the full one
+// takes: a search for key alone, and with a search for key2 in its matches, next to a path.
+func FuzzDecodeSearched(f *testing.F) {
+	for _, c := range searchCases {
+		f.Add([]byte(c.in), "k", "t")
+	}
+	for _, tt := range fastJSONCases {
+		f.Add([]byte(`{"x":`+tt.in+`,"k":{"t":1}}`), "k", "t")
+	}
+	f.Fuzz(func(t *testing.T, in []byte, key, key2 string) {
+		if len(in) == 0 || in[0] != '{' && in[0] != '[' || strings.ContainsAny(key+key2, ".,*~") {
+			return
+		}
+		if key == "" || key2 == "" || key == "[]" || key2 == "[]" {
+			return
+		}
+		checkProjected(t, in, parseProjection("~"+key+"*"))
+		checkProjected(t, in, parseProjection("~"+key+".~"+key2+"*"))
+		checkProjected(t, in, parseProjection(key2+".x*,~"+key+"."+key2))
+	})
 }
