@@ -42,6 +42,8 @@
 //     kana, Han and Hangul without decoding them (cjkRun) and runs of spaces eight bytes at a
 //     time; render.InnerText reads ASCII a byte at a time and CJK runes undecoded (writeWords),
 //     held to upstream's by its own equivalence tests.
+//   - fixRelativeURIs rewrites a srcset by a scan of its runs of non-space bytes (absSrcset),
+//     which decides what rxSrcsetURL matched without the regexp package's backtracking.
 //
 // TestEquivalentCorpus, TestEquivalentFixtures and FuzzEquivalent hold the fork to upstream's
 // results (the article rendered as HTML, title, byline, excerpt, site name, language, image,
