@@ -105,10 +105,9 @@ func runeKind(s string, i int) (flags uint8, width int) {
 		r := rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
 		switch {
 		case 0x4E00 <= r && r <= 0x9FFF:
-			// Han (isCJK's first range): the main loop counts it alone; a run of word runes
-			// (runEnd) asks isWordRune and isLetter, which the table of the block would answer
-			// for 20,000 runes, so they are asked.
-			return cjkRune | kindFlags(r), 3
+			// Han (isCJK's first range): every rune of the block is a letter (Lo), which
+			// TestRuneKindEveryRune holds to the functions.
+			return cjkRune | wordRune | letterRune, 3
 		case r>>8 == 0x30:
 			return runeTables.kana[r&0xFF], 3
 		case r>>8 == 0xFF:

@@ -63,6 +63,13 @@ func BenchmarkWordCount(b *testing.B) {
 			wordCount(s)
 		}
 	})
+	// Han-heavy, with the CJK punctuation and fullwidth forms of Japanese and Chinese texts.
+	han := strings.Repeat("情報処理学会の研究報告書で、個人情報保護法の改正案（２０１９年）について論じた。「匿名加工情報」とは何か？", 1000)
+	b.Run("wordCount-han", func(b *testing.B) {
+		for b.Loop() {
+			wordCount(han)
+		}
+	})
 	latin := strings.Repeat("It's a well-known view of the tower, seen in 2024 from the river’s bank.\n\n", 1000)
 	b.Run("wordCount-latin", func(b *testing.B) {
 		for b.Loop() {
