@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"asa/engine/dom/htmlparse"
 	"asa/engine/universal/readability/internal/re2go"
@@ -143,6 +144,9 @@ type Parser struct {
 	scores     map[*html.Node]float64
 	attrScores bool
 	runs       runCache // the pass's texts' runs
+	// nul holds the strings ended with a null that the re2go matchers read (nulString): one
+	// buffer instead of a string built for every element of every pass.
+	nul []byte
 	// debug is whether Logger writes debug lines (see debugNode).
 	debug bool
 }
@@ -832,7 +836,8 @@ func (ps *Parser) grabArticle() *html.Node {
 	grabLoop:
 		for node != nil {
 			// The matchers read up to a terminating null: one string with it serves them all.
-			matchNUL := className(node) + " " + dom.ID(node) + "\x00"
+			// Read only until the next nulString (getClassWeight's), below in this iteration.
+			matchNUL := ps.nulString(className(node), " ", dom.ID(node))
 
 			if dom.TagName(node) == "html" {
 				ps.articleLang = dom.GetAttribute(node, "lang")
@@ -2055,7 +2060,7 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 	// Look for a special classname (the matchers read up to a terminating null: one string with
 	// it serves the three of them).
 	if nodeClassName := className(node); nodeClassName != "" {
-		matchNUL := nodeClassName + "\x00"
+		matchNUL := ps.nulString(nodeClassName, "", "")
 		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
@@ -2067,7 +2072,7 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 
 	// Look for a special ID
 	if nodeID := dom.ID(node); nodeID != "" {
-		matchNUL := nodeID + "\x00"
+		matchNUL := ps.nulString(nodeID, "", "")
 		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
@@ -2078,6 +2083,17 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 	}
 
 	return weight
+}
+
+// nulString is a + b + c + "\x00" in ps.nul, without allocating: the string reads the buffer, so
+// it holds only until the next call (the matchers read it at once and keep nothing).
+func (ps *Parser) nulString(a, b, c string) string {
+	buf := append(ps.nul[:0], a...)
+	buf = append(buf, b...)
+	buf = append(buf, c...)
+	buf = append(buf, 0)
+	ps.nul = buf
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
 // clean cleans a node of all elements of type "tag".

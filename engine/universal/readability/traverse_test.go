@@ -518,3 +518,13 @@ func FuzzLDJSONScripts(f *testing.F) {
 		walk(doc)
 	})
 }
+
+// TestNulString: the string is its parts and a null, whatever the buffer held before.
+func TestNulString(t *testing.T) {
+	var ps Parser
+	for _, c := range [][3]string{{"", "", ""}, {"a b", " ", "id"}, {"x", "", ""}, {"", " ", ""}, {"long class name", " ", ""}} {
+		if got, want := ps.nulString(c[0], c[1], c[2]), c[0]+c[1]+c[2]+"\x00"; got != want {
+			t.Errorf("nulString(%q, %q, %q) = %q, want %q", c[0], c[1], c[2], got, want)
+		}
+	}
+}
