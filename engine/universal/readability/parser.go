@@ -587,8 +587,10 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 		for child != nil {
 			next := child.NextSibling
 			if child.Type == html.ElementNode {
-				matchString := dom.GetAttribute(child, "class") + " " + dom.GetAttribute(child, "id")
-				if len(matchString) > 1 && containsFoldASCII(matchString, "hare") && rxShareElements.MatchString(matchString) && charCount(dom.TextContent(child)) < shareElementThreshold {
+				// The class and id are joined (by a space, which "hare" holds none of) only for
+				// the regexp, where one of them holds the word's letters.
+				class, id := dom.GetAttribute(child, "class"), dom.GetAttribute(child, "id")
+				if (containsFoldASCII(class, "hare") || containsFoldASCII(id, "hare")) && rxShareElements.MatchString(class+" "+id) && charCount(dom.TextContent(child)) < shareElementThreshold {
 					ps.debugNode(ps.Logger, "removing share element", child)
 					n.RemoveChild(child)
 				} else {
@@ -977,7 +979,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				// converted into plain P elements to avoid confusing
 				// the scoring algorithm with DIVs with are, in
 				// practice, paragraphs.
-				if ps.hasSingleTagInsideElement(node, "p") && ps.getLinkDensity(node) < 0.25 {
+				if ps.hasSingleTagInsideElement(node, "p") && ps.linkDensityBelow(node, 0.25) {
 					divID := dom.ID(node)
 					divClassName := className(node)
 					newNode := dom.FirstElementChild(node) // dom.Children(node)[0], without the list
@@ -2002,6 +2004,26 @@ func (ps *Parser) getLinkDensity(element *html.Node) float64 {
 		return 0
 	}
 	return w.linkCharsWeighted / float64(w.chars.Total)
+}
+
+// linkDensityBelow is getLinkDensity(element) < limit, limit > 0: the density of a subtree without
+// a link is 0, which a look for an <a> tells without reading a text.
+func (ps *Parser) linkDensityBelow(element *html.Node, limit float64) bool {
+	return !hasLink(element) || ps.getLinkDensity(element) < limit
+}
+
+// hasLink reports whether there is an <a> (of any namespace, as getLinkDensity counts them) in n's
+// subtree, n included.
+func hasLink(n *html.Node) bool {
+	if n.Type == html.ElementNode && n.Data == "a" {
+		return true
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasLink(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkCounts is what getLinkDensity's walk counts, in a struct on its caller's stack rather than
