@@ -30,12 +30,12 @@ func wordCount(s string) int {
 			}
 			continue
 		}
-		r, w := utf8.DecodeRuneInString(s[i:])
+		f, w := runeKind(s, i)
 		switch {
-		case isCJK(r):
+		case f&cjkRune != 0:
 			n++
 			i += w
-		case isWordRune(r):
+		case f&wordRune != 0:
 			n++
 			i = wordEnd(s, i+w)
 		default:
@@ -79,8 +79,8 @@ func runEnd(s string, i int, kind uint8) int {
 			i++
 			continue
 		}
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if kind == wordRune && !isWordRune(r) || kind == letterRune && !isLetter(r) {
+		f, w := runeKind(s, i)
+		if f&kind == 0 {
 			return i
 		}
 		i += w
@@ -88,10 +88,74 @@ func runEnd(s string, i int, kind uint8) int {
 	return i
 }
 
+// runeKind is what the scan asks of the rune at s[i] (from U+0080 or an invalid byte, U+FFFD of
+// width one): isCJK, isWordRune and isLetter as flags, and its width. The runes of the blocks
+// Japanese, Chinese and European texts are mostly made of are decoded here and looked up in
+// tables made of those functions (runeTables); utf8's slow path and the Unicode tables' searches,
+// two per punctuation mark, were most of the count on a Japanese article.
+func runeKind(s string, i int) (flags uint8, width int) {
+	c := s[i]
+	switch {
+	case 0xC2 <= c && c <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80:
+		// Two bytes: U+0080 to U+07FF, every such sequence valid.
+		return runeTables.low[rune(c&0x1F)<<6|rune(s[i+1]&0x3F)], 2
+	case 0xE3 <= c && c <= 0xEF && c != 0xED && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80:
+		// Three bytes led by E3 to EF but ED (the surrogates' lead): U+3000 to U+FFFF, every such
+		// sequence valid.
+		r := rune(c&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+		switch {
+		case 0x4E00 <= r && r <= 0x9FFF:
+			// Han (isCJK's first range): every rune of the block is a letter (Lo), which
+			// TestRuneKindEveryRune holds to the functions.
+			return cjkRune | wordRune | letterRune, 3
+		case r>>8 == 0x30:
+			return runeTables.kana[r&0xFF], 3
+		case r>>8 == 0xFF:
+			return runeTables.fullwidth[r&0xFF], 3
+		}
+		return kindFlags(r), 3
+	}
+	r, w := utf8.DecodeRuneInString(s[i:])
+	return kindFlags(r), w
+}
+
+// kindFlags is runeKind's flags of r from the functions themselves.
+func kindFlags(r rune) uint8 {
+	var f uint8
+	if isCJK(r) {
+		f |= cjkRune
+	}
+	if isWordRune(r) {
+		f |= wordRune
+	}
+	if isLetter(r) {
+		f |= letterRune
+	}
+	return f
+}
+
+// runeTables are kindFlags of U+0000 to U+07FF (Latin with its diacritics, Greek, Cyrillic,
+// Hebrew, Arabic), of U+3000 to U+30FF (CJK punctuation, hiragana, katakana) and of U+FF00 to
+// U+FFFF (the fullwidth punctuation of Chinese texts): 2,560 runes, read once at start.
+var runeTables = func() (t struct {
+	low             [0x800]uint8
+	kana, fullwidth [256]uint8
+}) {
+	for r := range rune(0x800) {
+		t.low[r] = kindFlags(r)
+	}
+	for b := range rune(256) {
+		t.kana[b] = kindFlags(0x3000 | b)
+		t.fullwidth[b] = kindFlags(0xFF00 | b)
+	}
+	return t
+}()
+
 // What asciiWord says of an ASCII byte.
 const (
 	wordRune   = 1 << iota // isWordRune
 	letterRune             // isLetter
+	cjkRune                // isCJK (runeKind's only)
 )
 
 // asciiWord is isWordRune and isLetter of each ASCII byte (0 from 0x80).

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // wordPattern is the article family's word pattern before wordCount: its FindAll is the contract.
@@ -62,6 +63,13 @@ func BenchmarkWordCount(b *testing.B) {
 			wordCount(s)
 		}
 	})
+	// Han-heavy, with the CJK punctuation and fullwidth forms of Japanese and Chinese texts.
+	han := strings.Repeat("情報処理学会の研究報告書で、個人情報保護法の改正案（２０１９年）について論じた。「匿名加工情報」とは何か？", 1000)
+	b.Run("wordCount-han", func(b *testing.B) {
+		for b.Loop() {
+			wordCount(han)
+		}
+	})
 	latin := strings.Repeat("It's a well-known view of the tower, seen in 2024 from the river’s bank.\n\n", 1000)
 	b.Run("wordCount-latin", func(b *testing.B) {
 		for b.Loop() {
@@ -112,6 +120,50 @@ func TestGeneralPunctuation(t *testing.T) {
 		}
 		if !isGeneralPunctuation(r) {
 			t.Fatalf("%U: not in the block", r)
+		}
+	}
+}
+
+// TestRuneKindEveryRune: runeKind's decoding and tables agree with utf8 and the functions on every
+// rune from U+0080 (followed by a byte, so that a rune at the end of the text is tested apart);
+// under -race, where all of them take 15 s, those to U+FFFF (the tables and the decoding are
+// there).
+func TestRuneKindEveryRune(t *testing.T) {
+	last := rune(unicode.MaxRune)
+	if raceDetector {
+		last = 0xFFFF
+	}
+	for r := rune(0x80); r <= last; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		for _, s := range []string{string(r), string(r) + "a"} {
+			f, w := runeKind(s, 0)
+			if wf, ww := kindFlags(r), utf8.RuneLen(r); f != wf || w != ww {
+				t.Fatalf("runeKind(%q) = %03b, %d; want %03b, %d", s, f, w, wf, ww)
+			}
+		}
+	}
+}
+
+// TestRuneKindInvalid: a lead byte from 0x80 with each kind of byte after it, cut short or not,
+// reads as utf8 reads it (U+FFFD of width one where it is invalid).
+func TestRuneKindInvalid(t *testing.T) {
+	next := []byte{0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE3, 0xED, 0xF0, 0xFF}
+	for b0 := 0x80; b0 <= 0xFF; b0++ {
+		for _, b1 := range next {
+			for _, b2 := range next {
+				for _, s := range []string{
+					string([]byte{byte(b0)}), string([]byte{byte(b0), b1}),
+					string([]byte{byte(b0), b1, b2}), string([]byte{byte(b0), b1, b2, 0x80}),
+				} {
+					f, w := runeKind(s, 0)
+					r, ww := utf8.DecodeRuneInString(s)
+					if wf := kindFlags(r); f != wf || w != ww {
+						t.Fatalf("runeKind(%q) = %03b, %d; want %03b, %d", s, f, w, wf, ww)
+					}
+				}
+			}
 		}
 	}
 }

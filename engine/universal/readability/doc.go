@@ -42,6 +42,14 @@
 //     kana, Han and Hangul without decoding them (cjkRun) and runs of spaces eight bytes at a
 //     time; render.InnerText reads ASCII a byte at a time and CJK runes undecoded (writeWords),
 //     held to upstream's by its own equivalence tests.
+//   - fixRelativeURIs rewrites a srcset by a scan of its runs of non-space bytes (absSrcset),
+//     which decides what rxSrcsetURL matched without the regexp package's backtracking.
+//   - The class-and-id strings the re2go matchers read (ended with a null) are written in one
+//     buffer of the Parser (nulString) rather than concatenated for every element of every pass;
+//     prepArticle's share cleaner joins an element's class and id only for rxShareElements, where
+//     one of them holds "hare".
+//   - A div holding a single paragraph is looked through for a link before its link density is
+//     counted (linkDensityBelow): without one it is 0.
 //
 // TestEquivalentCorpus, TestEquivalentFixtures and FuzzEquivalent hold the fork to upstream's
 // results (the article rendered as HTML, title, byline, excerpt, site name, language, image,

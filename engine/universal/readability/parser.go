@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"asa/engine/dom/htmlparse"
 	"asa/engine/universal/readability/internal/re2go"
@@ -41,7 +42,6 @@ var (
 	rxLazyImageSrcset      = regexp.MustCompile(`(?i)\.(jpg|jpeg|png|webp)\s+\d`)
 	rxLazyImageSrc         = regexp.MustCompile(`(?i)^\s*\S+\.(jpg|jpeg|png|webp)\S*\s*$`)
 	rxImgExtensions        = regexp.MustCompile(`(?i)\.(jpg|jpeg|png|webp)`)
-	rxSrcsetURL            = regexp.MustCompile(`(?i)(\S+)(\s+[\d.]+[xw])?(\s*(?:,|$))`)
 	rxB64DataURL           = regexp.MustCompile(`(?i)^data:\s*([^\s;,]+)\s*;\s*base64\s*,`)
 	rxJsonLdArticleTypes   = regexp.MustCompile(`(?i)^Article|AdvertiserContentArticle|NewsArticle|AnalysisNewsArticle|AskPublicNewsArticle|BackgroundNewsArticle|OpinionNewsArticle|ReportageNewsArticle|ReviewNewsArticle|Report|SatiricalArticle|ScholarlyArticle|MedicalScholarlyArticle|SocialMediaPosting|BlogPosting|LiveBlogPosting|DiscussionForumPosting|TechArticle|APIReference$`)
 	rxCDATA                = regexp.MustCompile(`^\s*<!\[CDATA\[|\]\]>\s*$`)
@@ -144,6 +144,9 @@ type Parser struct {
 	scores     map[*html.Node]float64
 	attrScores bool
 	runs       runCache // the pass's texts' runs
+	// nul holds the strings ended with a null that the re2go matchers read (nulString): one
+	// buffer instead of a string built for every element of every pass.
+	nul []byte
 	// debug is whether Logger writes debug lines (see debugNode).
 	debug bool
 }
@@ -326,12 +329,7 @@ func (ps *Parser) fixRelativeURIs(articleContent *html.Node) {
 		}
 
 		if srcset != "" {
-			newSrcset := rxSrcsetURL.ReplaceAllStringFunc(srcset, func(s string) string {
-				p := rxSrcsetURL.FindStringSubmatch(s)
-				return toAbsoluteURI(p[1], ps.documentURI) + p[2] + p[3]
-			})
-
-			dom.SetAttribute(media, "srcset", newSrcset)
+			dom.SetAttribute(media, "srcset", absSrcset(srcset, ps.documentURI))
 		}
 	})
 }
@@ -589,8 +587,10 @@ func (ps *Parser) prepArticle(articleContent *html.Node) {
 		for child != nil {
 			next := child.NextSibling
 			if child.Type == html.ElementNode {
-				matchString := dom.GetAttribute(child, "class") + " " + dom.GetAttribute(child, "id")
-				if len(matchString) > 1 && containsFoldASCII(matchString, "hare") && rxShareElements.MatchString(matchString) && charCount(dom.TextContent(child)) < shareElementThreshold {
+				// The class and id are joined (by a space, which "hare" holds none of) only for
+				// the regexp, where one of them holds the word's letters.
+				class, id := dom.GetAttribute(child, "class"), dom.GetAttribute(child, "id")
+				if (containsFoldASCII(class, "hare") || containsFoldASCII(id, "hare")) && rxShareElements.MatchString(class+" "+id) && charCount(dom.TextContent(child)) < shareElementThreshold {
 					ps.debugNode(ps.Logger, "removing share element", child)
 					n.RemoveChild(child)
 				} else {
@@ -838,7 +838,8 @@ func (ps *Parser) grabArticle() *html.Node {
 	grabLoop:
 		for node != nil {
 			// The matchers read up to a terminating null: one string with it serves them all.
-			matchNUL := className(node) + " " + dom.ID(node) + "\x00"
+			// Read only until the next nulString (getClassWeight's), below in this iteration.
+			matchNUL := ps.nulString(className(node), " ", dom.ID(node))
 
 			if dom.TagName(node) == "html" {
 				ps.articleLang = dom.GetAttribute(node, "lang")
@@ -978,7 +979,7 @@ func (ps *Parser) grabArticle() *html.Node {
 				// converted into plain P elements to avoid confusing
 				// the scoring algorithm with DIVs with are, in
 				// practice, paragraphs.
-				if ps.hasSingleTagInsideElement(node, "p") && ps.getLinkDensity(node) < 0.25 {
+				if ps.hasSingleTagInsideElement(node, "p") && ps.linkDensityBelow(node, 0.25) {
 					divID := dom.ID(node)
 					divClassName := className(node)
 					newNode := dom.FirstElementChild(node) // dom.Children(node)[0], without the list
@@ -2005,6 +2006,26 @@ func (ps *Parser) getLinkDensity(element *html.Node) float64 {
 	return w.linkCharsWeighted / float64(w.chars.Total)
 }
 
+// linkDensityBelow is getLinkDensity(element) < limit, limit > 0: the density of a subtree without
+// a link is 0, which a look for an <a> tells without reading a text.
+func (ps *Parser) linkDensityBelow(element *html.Node, limit float64) bool {
+	return !hasLink(element) || ps.getLinkDensity(element) < limit
+}
+
+// hasLink reports whether there is an <a> (of any namespace, as getLinkDensity counts them) in n's
+// subtree, n included.
+func hasLink(n *html.Node) bool {
+	if n.Type == html.ElementNode && n.Data == "a" {
+		return true
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasLink(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // linkCounts is what getLinkDensity's walk counts, in a struct on its caller's stack rather than
 // in the variables of a recursive closure (moved to the heap, with a closure deferred per link).
 type linkCounts struct {
@@ -2061,7 +2082,7 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 	// Look for a special classname (the matchers read up to a terminating null: one string with
 	// it serves the three of them).
 	if nodeClassName := className(node); nodeClassName != "" {
-		matchNUL := nodeClassName + "\x00"
+		matchNUL := ps.nulString(nodeClassName, "", "")
 		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
@@ -2073,7 +2094,7 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 
 	// Look for a special ID
 	if nodeID := dom.ID(node); nodeID != "" {
-		matchNUL := nodeID + "\x00"
+		matchNUL := ps.nulString(nodeID, "", "")
 		if re2go.IsNegativeClassNUL(matchNUL) {
 			weight -= 25
 		}
@@ -2084,6 +2105,17 @@ func (ps *Parser) getClassWeight(node *html.Node) int {
 	}
 
 	return weight
+}
+
+// nulString is a + b + c + "\x00" in ps.nul, without allocating: the string reads the buffer, so
+// it holds only until the next call (the matchers read it at once and keep nothing).
+func (ps *Parser) nulString(a, b, c string) string {
+	buf := append(ps.nul[:0], a...)
+	buf = append(buf, b...)
+	buf = append(buf, c...)
+	buf = append(buf, 0)
+	ps.nul = buf
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
 // clean cleans a node of all elements of type "tag".

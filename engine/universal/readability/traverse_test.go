@@ -2,6 +2,7 @@ package readability
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -82,11 +83,12 @@ func TestIsSpaceMultiByte(t *testing.T) {
 }
 
 // FuzzEarlyCounts: commasAtLeast and countCharsUpTo, which stop counting early, agree with
-// countCharsAndCommas on every element of a page.
+// countCharsAndCommas on every element of a page, and linkDensityBelow with getLinkDensity.
 func FuzzEarlyCounts(f *testing.F) {
 	for _, s := range []string{"", "<p>a, b, c</p>", "<div>x,<p>y,,<b>z\uff0c</b></p>, ,</div><ul><li>a , b</ul>",
 		"<div><div>" + "w, " + "w, w, w, w, w, w, w, w, w, w</div> tail</div>", "<p> a  b\u3000c\u060c </p><!-- c, , -->",
-		"<div><p>" + strings.Repeat(" a long text, with commas, ", 4) + "</p><p>" + strings.Repeat("\u3000語、", 30) + "</p></div>"} {
+		"<div><p>" + strings.Repeat(" a long text, with commas, ", 4) + "</p><p>" + strings.Repeat("\u3000語、", 30) + "</p></div>",
+		`<div><p>text <a href="#x">link</a> more</p><a href=" /y">y<svg><a>z</a></svg></a></div>`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, page string) {
@@ -95,10 +97,17 @@ func FuzzEarlyCounts(f *testing.F) {
 			return
 		}
 		runs := runCache{} // shared by every walk below, as a pass shares it: its runs are the texts'
+		ps := &Parser{runs: runs}
 		var walk func(*html.Node)
 		walk = func(n *html.Node) {
 			if n.Type == html.ElementNode {
 				chars, commas := countCharsAndCommas(n, nil)
+				d := ps.getLinkDensity(n)
+				for _, lim := range []float64{0.25, d, math.Nextafter(d, 1), 1} {
+					if lim > 0 && ps.linkDensityBelow(n, lim) != (d < lim) {
+						t.Fatalf("%q: linkDensityBelow(<%s>, %v) with a density of %v", page, n.Data, lim, d)
+					}
+				}
 				for range 2 {
 					if c, k := countCharsAndCommas(n, runs); c != chars || k != commas {
 						t.Fatalf("%q: <%s> with the cache: %d chars %d commas, want %d %d", page, n.Data, c, k, chars, commas)
@@ -517,4 +526,14 @@ func FuzzLDJSONScripts(f *testing.F) {
 		}
 		walk(doc)
 	})
+}
+
+// TestNulString: the string is its parts and a null, whatever the buffer held before.
+func TestNulString(t *testing.T) {
+	var ps Parser
+	for _, c := range [][3]string{{"", "", ""}, {"a b", " ", "id"}, {"x", "", ""}, {"", " ", ""}, {"long class name", " ", ""}} {
+		if got, want := ps.nulString(c[0], c[1], c[2]), c[0]+c[1]+c[2]+"\x00"; got != want {
+			t.Errorf("nulString(%q, %q, %q) = %q, want %q", c[0], c[1], c[2], got, want)
+		}
+	}
 }

@@ -236,3 +236,90 @@ func skipRxSpace(s string, i int) int {
 	}
 	return i
 }
+
+// absSrcset is what upstream made of a srcset with rxSrcsetURL, (?i)(\S+)(\s+[\d.]+[xw])?(\s*(?:,|$)):
+// every match's URL (group 1) made absolute, groups 2 and 3 kept, where the groups were those of
+// the match read again on its own (so a match that ends at a comma within its URL ends the text,
+// and the comma is part of the URL made absolute). The regexp package's backtracking over each
+// srcset was a third of fixRelativeURIs' time on pages whose images list a dozen sizes; the match
+// is decided here at each run of non-space bytes (\s is ASCII: tab, LF, FF, CR, space):
+//
+//   - the whole run, then spaces, [\d.]+ and x or w, then spaces and a comma or the end; else the
+//     whole run, then spaces and a comma or the end (the run being what \S+ takes first);
+//   - else the run to its last comma after its first byte, comma included (\S+ giving back bytes
+//     until a comma follows, the only way it can end short of a space);
+//   - else no match starts in the run (a later start in it has the same end and fewer commas).
+func absSrcset(s string, base *nurl.URL) string {
+	var b strings.Builder
+	done := 0 // s[:done] is written
+	for i := 0; i < len(s); {
+		if isSrcsetSpace(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && !isSrcsetSpace(s[j]) {
+			j++
+		}
+		url, end := j, srcsetTail(s, j)
+		if end < 0 {
+			c := strings.LastIndexByte(s[i+1:j], ',')
+			if c < 0 {
+				i = j
+				continue
+			}
+			url = i + 1 + c + 1
+			end = url
+		}
+		b.WriteString(s[done:i])
+		b.WriteString(toAbsoluteURI(s[i:url], base))
+		b.WriteString(s[url:end])
+		done, i = end, end
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// srcsetTail is where rxSrcsetURL's match ends when its group 1 ends at j, before a space or at
+// the end of s, or -1 when it cannot end there.
+func srcsetTail(s string, j int) int {
+	k := j
+	for k < len(s) && isSrcsetSpace(s[k]) {
+		k++
+	}
+	// Group 2: the spaces, then every [\d.] (none can be given back: an x or w must follow).
+	if k > j {
+		d := k
+		for d < len(s) && (s[d] >= '0' && s[d] <= '9' || s[d] == '.') {
+			d++
+		}
+		if d > k && d < len(s) && (s[d]|0x20 == 'x' || s[d]|0x20 == 'w') {
+			if end := srcsetEnd(s, d+1); end >= 0 {
+				return end
+			}
+		}
+	}
+	return srcsetEnd(s, j)
+}
+
+// srcsetEnd is where group 3 from i ends: spaces, then a comma or the end of s; -1 if neither.
+func srcsetEnd(s string, i int) int {
+	for i < len(s) && isSrcsetSpace(s[i]) {
+		i++
+	}
+	switch {
+	case i == len(s):
+		return i
+	case s[i] == ',':
+		return i + 1
+	}
+	return -1
+}
+
+// isSrcsetSpace is the regexp package's \s.
+func isSrcsetSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
