@@ -486,6 +486,16 @@ func indexRare[T input](s T, lit string, r int) int {
 	return -1
 }
 
+// Index is strings.Index(s, lit), found by lit's rarest byte in HTML (see indexRare): on a
+// facebook page strings.Index took 186 µs to miss `aria-label="Verified` in 250 KB, as every
+// `a` stops it, where the rare `V` stops the search 220 times (12 µs).
+func Index(s, lit string) int {
+	if len(lit) < 2 {
+		return strings.Index(s, lit)
+	}
+	return indexRare(s, lit, rarests([]string{lit})[0])
+}
+
 func lastIndex[T input](s T, lit string) int {
 	switch x := any(s).(type) {
 	case string:

@@ -230,6 +230,9 @@ func TestIndexRare(t *testing.T) {
 			if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
 				t.Errorf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
 			}
+			if got, want := Index(s, lit), strings.Index(s, lit); got != want {
+				t.Errorf("Index(%q, %q) = %d, want %d", s, lit, got, want)
+			}
 			if got, want := indexRare([]byte(s), lit, r), strings.Index(s, lit); got != want {
 				t.Errorf("indexRare([]byte(%q), %q, %d) = %d, want %d", s, lit, r, got, want)
 			}
@@ -248,6 +251,9 @@ func FuzzIndexRare(f *testing.F) {
 		r := rarests([]string{lit})[0]
 		if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
 			t.Fatalf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
+		}
+		if got, want := Index(s, lit), strings.Index(s, lit); got != want {
+			t.Fatalf("Index(%q, %q) = %d, want %d", s, lit, got, want)
 		}
 	})
 }
