@@ -115,7 +115,7 @@ func TestSameAsRegexp(t *testing.T) {
 			if want, ok := chained[p.pattern]; ok && fast.Chained() != want {
 				t.Fatalf("chained %v, want %v", fast.Chained(), want)
 			}
-			fast.minLen = 0
+			fast.minLen, fast.leadMin = 0, 0
 			for _, p := range fast.pieces {
 				p.re.minLen = 0
 			}
@@ -155,20 +155,70 @@ func FuzzSameAsRegexp(f *testing.F) {
 	for _, p := range patterns {
 		f.Add(p.pattern, "<article>a</article>x<b>b</b>yé\n<i>c</i>")
 	}
+	for _, l := range leads {
+		f.Add(l.pattern, "publish_time:1234567890,story_name xx[12 ab\ncdc abcd éacd abcdcdx")
+	}
 	f.Fuzz(func(t *testing.T, pattern, s string) {
 		std, err := regexp.Compile(pattern)
 		if err != nil {
 			return
 		}
 		fast := New(std)
-		fast.minLen = 0
+		fast.minLen, fast.leadMin = 0, 0
 		for _, p := range fast.pieces {
 			p.re.minLen = 0
 		}
 		if got, want := fast.FindAllStringSubmatchIndex(s, -1), std.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q on %q: %v, want %v", pattern, s, got, want)
 		}
+		if got, want := fast.FindStringSubmatchIndex(s), std.FindStringSubmatchIndex(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("FindStringSubmatchIndex %q on %q: %v, want %v", pattern, s, got, want)
+		}
 	})
+}
+
+// leads are patterns the regexp package runs whole, with and without a lead: assertions after
+// the literal every match starts with (which see the bytes before the lead), and before it.
+var leads = []struct{ pattern, lead string }{
+	{`publish_time(?:\\*&quot;|\\*")?:([0-9]{9,11}),(?:\\*&quot;|\\*")?story_name[^\[]{0,200}\[(?:\\*&quot;|\\*")?12\b`, "publish_time"},
+	{`(?m)ab$`, "ab"},
+	{`(?m)ab\n^c`, "ab\n"},
+	{`ab(?:cd)+\b`, "ab"},
+	{`ab(?:cd)*$`, "ab"},
+	{`(?m)ab(?:cd)*$`, "ab"},
+	{`ab(?:cd)+\B`, "ab"},
+	{`(?m)ab(?:cd)*\n^c`, "ab"},
+	{`éa(?:cd)+\b`, "éa"},
+	{`x(?:cd)+\b`, ""}, // a one-byte lead is an IndexByte already
+	{`ab\b`, ""},       // a chain
+	{`\b(?:cd)+ab`, ""},
+	{`^ab(?:cd)+`, ""},
+	{`(?m)^ab(?:cd)+`, ""},
+	{`(?i)ab(?:cd)+\b`, ""},
+	{`(?:ab|cd)(?:cd)+\b`, ""},
+}
+
+// TestLeadSameAsRegexp compares the search from a pattern's lead with the regexp package's on
+// random inputs, cut anywhere around the lead.
+func TestLeadSameAsRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, l := range leads {
+		std := regexp.MustCompile(l.pattern)
+		fast := New(std)
+		if fast.Lead() != l.lead {
+			t.Fatalf("%s: lead %q, want %q", l.pattern, fast.Lead(), l.lead)
+		}
+		fast.leadMin = 0
+		for i := range 400 {
+			s := randomInput(r, r.IntN(200)+[]int{0, 50, 3000}[i%3])
+			if i%2 == 0 {
+				s += "publish_time:1234567890,story_name xx[12 ab\ncdc abcd éacd abcdcdx"
+			}
+			if got, want := fast.FindStringSubmatchIndex(s), std.FindStringSubmatchIndex(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s on %q: %v, want %v", l.pattern, s, got, want)
+			}
+		}
+	}
 }
 
 // BenchmarkStaged is a 900 KB page cut into posts, and a field read from each, by the pieces and
