@@ -509,12 +509,30 @@ func rarests(lits []string) []int {
 // `data-sigil="comment-body">` starts with a byte found at nearly every step of a page, where
 // strings.Index stops to compare, while its `y` is rare. The places of that byte are met in
 // order, so the first place lit is found is its first occurrence.
+//
+// The byte is chosen by its rank in HTML at large; a page may be full of it (facebook's class
+// names are full of the `_` of publish_time). So when the byte keeps turning up (rechooseMisses
+// misses, more than one per denseGap bytes), the bytes of lit are counted on rechooseWindow
+// bytes spread over the rest of s and the search goes on by the rarest there, from the first
+// start not yet ruled out. Once: a choice costs about as much as a hundred misses.
 func indexRare[T input](s T, lit string, r int) int {
 	if r == 0 {
 		return index(s, lit)
 	}
+	return indexRareFrom(s, lit, r, rechooseMisses)
+}
+
+const (
+	rechooseMisses = 64
+	denseGap       = 256
+	rechooseWindow = 1024
+)
+
+// indexRareFrom is indexRare, choosing another byte after the given misses (tests lower it).
+func indexRareFrom[T input](s T, lit string, r, wait int) int {
 	c := lit[r]
-	for i := r; i < len(s); {
+	misses, from := 0, r
+	for i := from; i < len(s); {
 		j := indexByte(s[i:], c)
 		if j < 0 {
 			return -1
@@ -523,8 +541,34 @@ func indexRare[T input](s T, lit string, r int) int {
 			return start
 		}
 		i += j + 1
+		if misses++; misses != wait {
+			continue
+		}
+		// Every start before i-r is ruled out: its byte at r is not c, or lit is not there.
+		if i-from < misses*denseGap {
+			start := i - r
+			r = rarestIn(s[start:], lit, r)
+			c, i = lit[r], start+r
+		}
 	}
 	return -1
+}
+
+// rarestIn is the index in lit of its byte least often found in w, r on a tie, counted on
+// rechooseWindow bytes spread evenly over w: a page's parts differ (markup, then a script, then
+// a base64 blob), and the rest of the search crosses them all.
+func rarestIn[T input](w T, lit string, r int) int {
+	var n [256]int32
+	step := max(1, len(w)/rechooseWindow)
+	for i := 0; i < len(w); i += step {
+		n[w[i]]++
+	}
+	for j := range len(lit) {
+		if n[lit[j]] < n[lit[r]] {
+			r = j
+		}
+	}
+	return r
 }
 
 // Index is strings.Index(s, lit), found by lit's rarest byte in HTML (see indexRare): on a

@@ -290,6 +290,57 @@ func TestIndexRare(t *testing.T) {
 	}
 }
 
+// TestIndexRareChooses: a literal whose byte of rarest rank is the page's commonest is searched
+// by another after the first misses, from where the search had got to, and found where
+// strings.Index finds it, whichever byte the search starts from and however often it chooses.
+func TestIndexRareChooses(t *testing.T) {
+	lit := "publish_time"
+	page := strings.Repeat("<div class=\"_a_b_c_d\">x_y</div>", 400)
+	for _, s := range []string{page, page + lit, page[:5000] + lit + page, lit + page, page + "publish_tim", page + lit[1:]} {
+		want := strings.Index(s, lit)
+		for r := range len(lit) {
+			for _, wait := range []int{1, 3, rechooseMisses} {
+				if got := indexRareFrom(s, lit, r, wait); got != want {
+					t.Fatalf("indexRareFrom(%d bytes, %q, %d, %d) = %d, want %d", len(s), lit, r, wait, got, want)
+				}
+			}
+		}
+		if r := rarests([]string{lit})[0]; lit[r] != '_' {
+			t.Fatalf("the rarest byte of %q in HTML is %q: the test needs it to be '_'", lit, lit[r])
+		}
+		if got := rarestIn(page[:rechooseWindow], lit, 7); lit[got] == '_' {
+			t.Fatalf("rarestIn chose '_' on a page full of it")
+		}
+	}
+}
+
+// TestIndexRareChoosesEverywhere: every text of up to 7 bytes over a literal's alphabet, every
+// byte to start from, a choice after every miss.
+func TestIndexRareChoosesEverywhere(t *testing.T) {
+	const alpha = "a_bx"
+	for _, lit := range []string{"a__b", "_a", "ab_", "a_a_"} {
+		for n := 0; n <= 7; n++ {
+			total := 1
+			for range n {
+				total *= len(alpha)
+			}
+			b := make([]byte, n)
+			for k := range total {
+				for i, x := 0, k; i < n; i, x = i+1, x/len(alpha) {
+					b[i] = alpha[x%len(alpha)]
+				}
+				s := string(b)
+				want := strings.Index(s, lit)
+				for r := range len(lit) {
+					if got := indexRareFrom(s, lit, r, 1); got != want {
+						t.Fatalf("indexRareFrom(%q, %q, %d, 1) = %d, want %d", s, lit, r, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // FuzzIndexRare compares indexRare with strings.Index on any input and literal.
 func FuzzIndexRare(f *testing.F) {
 	f.Add("xxdata-sigil=\"comment-body\">", `data-sigil="comment-body">`)
@@ -304,6 +355,14 @@ func FuzzIndexRare(f *testing.F) {
 		}
 		if got, want := Index(s, lit), strings.Index(s, lit); got != want {
 			t.Fatalf("Index(%q, %q) = %d, want %d", s, lit, got, want)
+		}
+		// From any byte, choosing another after every miss or two.
+		for r := range len(lit) {
+			for _, wait := range []int{1, 2} {
+				if got, want := indexRareFrom(s, lit, r, wait), strings.Index(s, lit); got != want {
+					t.Fatalf("indexRareFrom(%q, %q, %d, %d) = %d, want %d", s, lit, r, wait, got, want)
+				}
+			}
 		}
 	})
 }
