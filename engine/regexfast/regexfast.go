@@ -581,6 +581,14 @@ func Index(s, lit string) int {
 	return indexRare(s, lit, rarests([]string{lit})[0])
 }
 
+// IndexBytes is Index on a byte slice: bytes.Index(b, []byte(lit)).
+func IndexBytes(b []byte, lit string) int {
+	if len(lit) < 2 {
+		return bytes.Index(b, []byte(lit))
+	}
+	return indexRare(b, lit, rarests([]string{lit})[0])
+}
+
 func lastIndex[T input](s T, lit string) int {
 	switch x := any(s).(type) {
 	case string:

@@ -283,6 +283,9 @@ func TestIndexRare(t *testing.T) {
 			if got, want := Index(s, lit), strings.Index(s, lit); got != want {
 				t.Errorf("Index(%q, %q) = %d, want %d", s, lit, got, want)
 			}
+			if got, want := IndexBytes([]byte(s), lit), strings.Index(s, lit); got != want {
+				t.Errorf("IndexBytes(%q, %q) = %d, want %d", s, lit, got, want)
+			}
 			if got, want := indexRare([]byte(s), lit, r), strings.Index(s, lit); got != want {
 				t.Errorf("indexRare([]byte(%q), %q, %d) = %d, want %d", s, lit, r, got, want)
 			}
@@ -356,11 +359,17 @@ func FuzzIndexRare(f *testing.F) {
 		if got, want := Index(s, lit), strings.Index(s, lit); got != want {
 			t.Fatalf("Index(%q, %q) = %d, want %d", s, lit, got, want)
 		}
+		if got, want := IndexBytes([]byte(s), lit), strings.Index(s, lit); got != want {
+			t.Fatalf("IndexBytes(%q, %q) = %d, want %d", s, lit, got, want)
+		}
 		// From any byte, choosing another after every miss or two.
 		for r := range len(lit) {
 			for _, wait := range []int{1, 2} {
 				if got, want := indexRareFrom(s, lit, r, wait), strings.Index(s, lit); got != want {
 					t.Fatalf("indexRareFrom(%q, %q, %d, %d) = %d, want %d", s, lit, r, wait, got, want)
+				}
+				if got, want := indexRareFrom([]byte(s), lit, r, wait), strings.Index(s, lit); got != want {
+					t.Fatalf("indexRareFrom([]byte(%q), %q, %d, %d) = %d, want %d", s, lit, r, wait, got, want)
 				}
 			}
 		}
