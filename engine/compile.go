@@ -669,7 +669,7 @@ func (c *compiler) compileMatch(m *sitedef.Match) *matcher {
 		n++
 	}
 	out.xpath = c.xpath(&m.XPath, "match")
-	out.bodyContains = xpatheval.NewLiteral(m.BodyContains)
+	out.bodyContains = m.BodyContains
 	out.bodyRe = xpatheval.NewBodyRegexp(c.regex(&m.BodyMatches, "body_matches"))
 	out.finalURL = c.regex(&m.FinalURL, "final_url")
 	out.expr = c.exprBool(&m.Expr, "match expr")

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 
+	"asa/engine/regexfast"
+
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/conf"
@@ -366,6 +368,11 @@ func directNode(n ast.Node, cx *dctx) dnode {
 				if !ok1 || !ok2 {
 					return nil, stFail
 				}
+				// By the needle's rare byte on a long text: `body contains ("id=\"ufi_" + id)`
+				// over a whole page stopped strings.Index at every 'i'.
+				if len(as) >= minRareContains {
+					return regexfast.Index(as, bs) >= 0, stOK
+				}
 				return strings.Contains(as, bs), stOK
 			}
 		case "==", "!=", "+", "-", "*":
@@ -505,6 +512,10 @@ func callOf(fn func(...any) (any, error), args []dnode, deref bool) dnode {
 		return out, st
 	}
 }
+
+// minRareContains is the text length from which contains looks for its needle by the needle's
+// rare byte (regexfast.Index): below it strings.Contains is as fast.
+const minRareContains = 1024
 
 // closureBuiltins are the builtins the compiler turns into loops over a predicate.
 var closureBuiltins = map[string]bool{"all": true, "none": true, "any": true, "one": true, "filter": true, "map": true,

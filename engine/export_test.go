@@ -56,7 +56,8 @@ func (r *run) allParts(m *matcher, sr *stepResult) bool {
 	and := func(b bool) { ok = ok && b }
 	and(len(m.status) == 0 || slices.Contains(m.status, sr.status))
 	and(m.headerRe == nil || m.headerRe.MatchString(sr.header.Get(m.headerName)))
-	and(m.bodyContains == nil || m.bodyContains.Index(sr.body) >= 0)
+	// The search of xpatheval.Literal, which matches used before regexfast.IndexBytes.
+	and(m.bodyContains == "" || xpatheval.NewLiteral(m.bodyContains).Index(sr.body) >= 0)
 	and(m.bodyRe == nil || m.bodyRe.Match(sr.body))
 	and(m.finalURL == nil || m.finalURL.MatchString(sr.url))
 	if m.xpath != nil {

@@ -125,13 +125,16 @@ type rule struct {
 }
 
 type matcher struct {
-	any, all     []*matcher
-	not          *matcher
-	status       []int
-	headerName   string
-	headerRe     *regexp.Regexp
-	xpath        *xpatheval.Expr
-	bodyContains *xpatheval.Literal
+	any, all   []*matcher
+	not        *matcher
+	status     []int
+	headerName string
+	headerRe   *regexp.Regexp
+	xpath      *xpatheval.Expr
+	// bodyContains: "" for none; searched by regexfast.IndexBytes, whose byte is chosen again by
+	// the page's own counts (yandex's BEM classes are full of the '_' HTML at large ranks as the
+	// rarest of window._cf_chl_opt).
+	bodyContains string
 	bodyRe       *xpatheval.BodyRegexp
 	finalURL     *regexp.Regexp
 	expr         *vm.Program

@@ -18,6 +18,7 @@ import (
 	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/funcs"
+	"asa/engine/regexfast"
 	"asa/engine/universal"
 	"asa/engine/xpatheval"
 )
@@ -765,7 +766,7 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 	if m.expr != nil && m.exprBody && !r.matchExpr(m) {
 		return false
 	}
-	if m.bodyContains != nil && m.bodyContains.Index(sr.body) < 0 {
+	if m.bodyContains != "" && regexfast.IndexBytes(sr.body, m.bodyContains) < 0 {
 		return false
 	}
 	if m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
@@ -786,7 +787,7 @@ func (m *matcher) searchesBody() bool {
 	if m == nil {
 		return false
 	}
-	if m.bodyContains != nil || m.bodyRe != nil || m.exprBody || m.not.searchesBody() {
+	if m.bodyContains != "" || m.bodyRe != nil || m.exprBody || m.not.searchesBody() {
 		return true
 	}
 	return slices.ContainsFunc(m.all, (*matcher).searchesBody) || slices.ContainsFunc(m.any, (*matcher).searchesBody)

@@ -122,7 +122,9 @@ func (s *Set) Options() []expr.Option {
 			bs, _ := args[2].(*Bases)
 			return orNil(absURLIn(str, optString(args, 1), bs))
 		}}
+	split := splitOverride()
 	opts = append(opts, func(c *conf.Config) {
+		c.Functions["split"] = split
 		c.Functions[hiddenFindIn] = findIn
 		c.Functions[hiddenFindAllIn] = findAllIn
 		c.Functions[hiddenAbsURLIn] = absURLIn

@@ -115,7 +115,7 @@ func TestSameAsRegexp(t *testing.T) {
 			if want, ok := chained[p.pattern]; ok && fast.Chained() != want {
 				t.Fatalf("chained %v, want %v", fast.Chained(), want)
 			}
-			fast.minLen = 0
+			fast.minLen, fast.leadMin = 0, 0
 			for _, p := range fast.pieces {
 				p.re.minLen = 0
 			}
@@ -155,20 +155,70 @@ func FuzzSameAsRegexp(f *testing.F) {
 	for _, p := range patterns {
 		f.Add(p.pattern, "<article>a</article>x<b>b</b>yé\n<i>c</i>")
 	}
+	for _, l := range leads {
+		f.Add(l.pattern, "publish_time:1234567890,story_name xx[12 ab\ncdc abcd éacd abcdcdx")
+	}
 	f.Fuzz(func(t *testing.T, pattern, s string) {
 		std, err := regexp.Compile(pattern)
 		if err != nil {
 			return
 		}
 		fast := New(std)
-		fast.minLen = 0
+		fast.minLen, fast.leadMin = 0, 0
 		for _, p := range fast.pieces {
 			p.re.minLen = 0
 		}
 		if got, want := fast.FindAllStringSubmatchIndex(s, -1), std.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q on %q: %v, want %v", pattern, s, got, want)
 		}
+		if got, want := fast.FindStringSubmatchIndex(s), std.FindStringSubmatchIndex(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("FindStringSubmatchIndex %q on %q: %v, want %v", pattern, s, got, want)
+		}
 	})
+}
+
+// leads are patterns the regexp package runs whole, with and without a lead: assertions after
+// the literal every match starts with (which see the bytes before the lead), and before it.
+var leads = []struct{ pattern, lead string }{
+	{`publish_time(?:\\*&quot;|\\*")?:([0-9]{9,11}),(?:\\*&quot;|\\*")?story_name[^\[]{0,200}\[(?:\\*&quot;|\\*")?12\b`, "publish_time"},
+	{`(?m)ab$`, "ab"},
+	{`(?m)ab\n^c`, "ab\n"},
+	{`ab(?:cd)+\b`, "ab"},
+	{`ab(?:cd)*$`, "ab"},
+	{`(?m)ab(?:cd)*$`, "ab"},
+	{`ab(?:cd)+\B`, "ab"},
+	{`(?m)ab(?:cd)*\n^c`, "ab"},
+	{`éa(?:cd)+\b`, "éa"},
+	{`x(?:cd)+\b`, ""}, // a one-byte lead is an IndexByte already
+	{`ab\b`, ""},       // a chain
+	{`\b(?:cd)+ab`, ""},
+	{`^ab(?:cd)+`, ""},
+	{`(?m)^ab(?:cd)+`, ""},
+	{`(?i)ab(?:cd)+\b`, ""},
+	{`(?:ab|cd)(?:cd)+\b`, ""},
+}
+
+// TestLeadSameAsRegexp compares the search from a pattern's lead with the regexp package's on
+// random inputs, cut anywhere around the lead.
+func TestLeadSameAsRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, l := range leads {
+		std := regexp.MustCompile(l.pattern)
+		fast := New(std)
+		if fast.Lead() != l.lead {
+			t.Fatalf("%s: lead %q, want %q", l.pattern, fast.Lead(), l.lead)
+		}
+		fast.leadMin = 0
+		for i := range 400 {
+			s := randomInput(r, r.IntN(200)+[]int{0, 50, 3000}[i%3])
+			if i%2 == 0 {
+				s += "publish_time:1234567890,story_name xx[12 ab\ncdc abcd éacd abcdcdx"
+			}
+			if got, want := fast.FindStringSubmatchIndex(s), std.FindStringSubmatchIndex(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s on %q: %v, want %v", l.pattern, s, got, want)
+			}
+		}
+	}
 }
 
 // BenchmarkStaged is a 900 KB page cut into posts, and a field read from each, by the pieces and
@@ -230,8 +280,65 @@ func TestIndexRare(t *testing.T) {
 			if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
 				t.Errorf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
 			}
+			if got, want := Index(s, lit), strings.Index(s, lit); got != want {
+				t.Errorf("Index(%q, %q) = %d, want %d", s, lit, got, want)
+			}
+			if got, want := IndexBytes([]byte(s), lit), strings.Index(s, lit); got != want {
+				t.Errorf("IndexBytes(%q, %q) = %d, want %d", s, lit, got, want)
+			}
 			if got, want := indexRare([]byte(s), lit, r), strings.Index(s, lit); got != want {
 				t.Errorf("indexRare([]byte(%q), %q, %d) = %d, want %d", s, lit, r, got, want)
+			}
+		}
+	}
+}
+
+// TestIndexRareChooses: a literal whose byte of rarest rank is the page's commonest is searched
+// by another after the first misses, from where the search had got to, and found where
+// strings.Index finds it, whichever byte the search starts from and however often it chooses.
+func TestIndexRareChooses(t *testing.T) {
+	lit := "publish_time"
+	page := strings.Repeat("<div class=\"_a_b_c_d\">x_y</div>", 400)
+	for _, s := range []string{page, page + lit, page[:5000] + lit + page, lit + page, page + "publish_tim", page + lit[1:]} {
+		want := strings.Index(s, lit)
+		for r := range len(lit) {
+			for _, wait := range []int{1, 3, rechooseMisses} {
+				if got := indexRareFrom(s, lit, r, wait); got != want {
+					t.Fatalf("indexRareFrom(%d bytes, %q, %d, %d) = %d, want %d", len(s), lit, r, wait, got, want)
+				}
+			}
+		}
+		if r := rarests([]string{lit})[0]; lit[r] != '_' {
+			t.Fatalf("the rarest byte of %q in HTML is %q: the test needs it to be '_'", lit, lit[r])
+		}
+		if got := rarestIn(page[:rechooseWindow], lit, 7); lit[got] == '_' {
+			t.Fatalf("rarestIn chose '_' on a page full of it")
+		}
+	}
+}
+
+// TestIndexRareChoosesEverywhere: every text of up to 7 bytes over a literal's alphabet, every
+// byte to start from, a choice after every miss.
+func TestIndexRareChoosesEverywhere(t *testing.T) {
+	const alpha = "a_bx"
+	for _, lit := range []string{"a__b", "_a", "ab_", "a_a_"} {
+		for n := 0; n <= 7; n++ {
+			total := 1
+			for range n {
+				total *= len(alpha)
+			}
+			b := make([]byte, n)
+			for k := range total {
+				for i, x := 0, k; i < n; i, x = i+1, x/len(alpha) {
+					b[i] = alpha[x%len(alpha)]
+				}
+				s := string(b)
+				want := strings.Index(s, lit)
+				for r := range len(lit) {
+					if got := indexRareFrom(s, lit, r, 1); got != want {
+						t.Fatalf("indexRareFrom(%q, %q, %d, 1) = %d, want %d", s, lit, r, got, want)
+					}
+				}
 			}
 		}
 	}
@@ -248,6 +355,23 @@ func FuzzIndexRare(f *testing.F) {
 		r := rarests([]string{lit})[0]
 		if got, want := indexRare(s, lit, r), strings.Index(s, lit); got != want {
 			t.Fatalf("indexRare(%q, %q, %d) = %d, want %d", s, lit, r, got, want)
+		}
+		if got, want := Index(s, lit), strings.Index(s, lit); got != want {
+			t.Fatalf("Index(%q, %q) = %d, want %d", s, lit, got, want)
+		}
+		if got, want := IndexBytes([]byte(s), lit), strings.Index(s, lit); got != want {
+			t.Fatalf("IndexBytes(%q, %q) = %d, want %d", s, lit, got, want)
+		}
+		// From any byte, choosing another after every miss or two.
+		for r := range len(lit) {
+			for _, wait := range []int{1, 2} {
+				if got, want := indexRareFrom(s, lit, r, wait), strings.Index(s, lit); got != want {
+					t.Fatalf("indexRareFrom(%q, %q, %d, %d) = %d, want %d", s, lit, r, wait, got, want)
+				}
+				if got, want := indexRareFrom([]byte(s), lit, r, wait), strings.Index(s, lit); got != want {
+					t.Fatalf("indexRareFrom([]byte(%q), %q, %d, %d) = %d, want %d", s, lit, r, wait, got, want)
+				}
+			}
 		}
 	})
 }
