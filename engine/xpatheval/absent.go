@@ -70,6 +70,12 @@ func predNeeds(s string) []attrNeed {
 			if tok := strings.TrimSpace(lit); m != nil && ok && tok != "" && !strings.ContainsAny(tok, " \t\n\r\f") {
 				return []attrNeed{{attr: m[1], lits: []rareString{newRareString(tok)}}}
 			}
+			// contains(concat(' ', @itemprop, ' '), ' name '): " "+value+" " holds the literal, so
+			// the value holds it without its first and last space (which may be the added ones); an
+			// absent attribute makes "  ", which holds no literal of three bytes or more.
+			if m := spacedAttrRe.FindStringSubmatch(strings.TrimSpace(args[0])); m != nil && ok && len(lit) > 2 && lit[0] == ' ' && lit[len(lit)-1] == ' ' {
+				return []attrNeed{{attr: m[1], lits: []rareString{newRareString(lit[1 : len(lit)-1])}}}
+			}
 		}
 	}
 	return nil

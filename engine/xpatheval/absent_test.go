@@ -22,6 +22,12 @@ func TestAbsentLiteralShortcut(t *testing.T) {
 			`<div class="card"><p class="a">x</p><p class="b">y</p><span>z</span></div></div>`,
 		`<ul><li class="s-item"><span class="s-item__bids">4 bids</span></li><li class="s-item"><i class="star">*</i></li>` +
 			`<li><svg><use xlink:href="#price"></use></svg><span id="BESTSELLER_1">b</span></li></ul>`,
+		// microdata: tabs, newlines, empty values, repeated and padded tokens, a token's prefix
+		"<div itemscope><span itemprop=\"name\">a</span><span itemprop=\"x\tname\">b</span>" +
+			"<span itemprop=\"name\nx\">c</span><span itemprop=\"\">d</span><span itemprop=\" name \">e</span>" +
+			"<span itemprop=\"name name\">f</span><span itemprop=\"names\">g</span><span itemprop=\"x  name\">h</span>" +
+			"<div itemprop=\"author\" itemscope><b itemprop=\"name\" content=\"N\">i</b></div><i itemprop=\"a b\">j</i></div>",
+		"<div itemscope><p itemprop=\"x\tname\">only a tab</p><p itemprop=\"\">empty</p><p>none</p></div>",
 	}
 	xpaths := []string{
 		".//span[contains(@class, 'price')]",
@@ -47,6 +53,14 @@ func TestAbsentLiteralShortcut(t *testing.T) {
 		".//span[contains(@class, 'bids')]/following-sibling::*[contains(@class, 'x')]",
 		"(.//span[contains(@class, 'price')])[1]",
 		".//li[contains(@class, 's-item')][1]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' name ')]",
+		".//*[contains(concat(' ', normalize-space(@itemprop), ' '), ' name ')]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' a b ')]",
+		".//*[contains(concat(' ', @itemprop, ' '), '   ')]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' name ') or contains(concat(' ', @itemprop, ' '), ' names ')]",
+		"(.//*[contains(concat(' ', @itemprop, ' '), ' name ')]/@content | .//*[contains(concat(' ', @itemprop, ' '), ' name ')][not(@content | @datetime)])[1]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' author ')]//*[contains(concat(' ', @itemprop, ' '), ' name ')]/@content",
+		"boolean(.//*[contains(concat(' ', @itemprop, ' '), ' x ')])",
 	}
 	for _, doc := range docs {
 		for _, x := range xpaths {
@@ -69,6 +83,13 @@ func TestPredNeeds(t *testing.T) {
 		{"contains(@class, 'a') and @id='x'", []string{"class=a", "id=x"}},
 		{"(contains(@class, 'a'))", []string{"class=a"}},
 		{"contains(concat(' ', normalize-space(@class), ' '), ' tok ')", []string{"class=tok"}},
+		{"contains(concat(' ', @itemprop, ' '), ' name ')", []string{"itemprop=name"}},
+		{"contains(concat( ' ' , @itemprop , ' ' ), ' a b ')", []string{"itemprop=a b"}},
+		{"contains(concat(' ', @itemprop, ' '), '   ')", []string{"itemprop= "}},
+		{"contains(concat(' ', @itemprop, ' '), 'name ')", nil}, // not the spaced form: no need claimed
+		{"contains(concat(' ', @itemprop, ' '), '  ')", nil},
+		{"contains(concat(' ', @itemprop, ' '), ' name ') or contains(concat(' ', @itemprop, ' '), ' x ')", []string{"itemprop=name|x"}},
+		{"contains(concat(' ', @a, ' '), ' x ') and contains(concat(' ', normalize-space(@class), ' '), ' y ')", []string{"a=x", "class=y"}},
 		{"not(contains(@class, 'a'))", nil},
 		{"contains(., 'a')", nil},
 		{"@id", nil},
@@ -183,4 +204,37 @@ func TestValuesJoinedInOneWalk(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzSpacedAttrNeed: the need the plain token idiom contains(concat(' ', @a, ' '), ' tok ') is
+// given (a value holding tok, see predNeeds) never drops an element the predicate accepts, on
+// elements whose values are the fuzzer's: every way the engine evaluates the path against antchfx.
+func FuzzSpacedAttrNeed(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"name|x\tname|name\nx||  name |names|name name", "name"},
+		{"a b|a  b|b a", "a b"},
+		{" | |\t", " "},
+		{"x\u00a0name|name\u2003", "name"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, vals, tok string) {
+		if tok == "" || strings.ContainsAny(tok, "'\x00") || len(vals) > 200 || len(tok) > 20 {
+			return
+		}
+		var b strings.Builder
+		b.WriteString("<div itemscope>")
+		for i, v := range strings.Split(vals, "|") {
+			fmt.Fprintf(&b, `<span itemprop="%s" id="e%d">%d</span>`, html.EscapeString(v), i, i)
+		}
+		b.WriteString("<span>none</span></div>")
+		lit := " " + tok + " "
+		for _, x := range []string{
+			".//*[contains(concat(' ', @itemprop, ' '), '" + lit + "')]",
+			".//span[contains(concat(' ', @itemprop, ' '), '" + lit + "')]/@id",
+			"(.//*[contains(concat(' ', @itemprop, ' '), '" + lit + "')])[1]",
+		} {
+			checkXPathWays(t, b.String(), x)
+		}
+	})
 }
