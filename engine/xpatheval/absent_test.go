@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"asa/engine/dom"
@@ -28,6 +30,12 @@ func TestAbsentLiteralShortcut(t *testing.T) {
 			"<span itemprop=\"name name\">f</span><span itemprop=\"names\">g</span><span itemprop=\"x  name\">h</span>" +
 			"<div itemprop=\"author\" itemscope><b itemprop=\"name\" content=\"N\">i</b></div><i itemprop=\"a b\">j</i></div>",
 		"<div itemscope><p itemprop=\"x\tname\">only a tab</p><p itemprop=\"\">empty</p><p>none</p></div>",
+		// enough elements with a class for a scan to search the joined values for the literal
+		// (minHitSearch), which few, many or all of them hold, one twice (class and foreign class)
+		`<div id="r" class="card"><span class="a">1</span><span class="b price">2</span><span class="c">3</span>` +
+			`<span class="d">4</span><span class="e">5</span><span class="f price big">6</span><span class="g">7</span>` +
+			`<span class="h">8</span><span class="i title">9</span><span class="j">10</span><b class="price">11</b>` +
+			`<span class="price-x">12</span><span class="k">13</span><svg class="price"><g class="l price"></g></svg></div>`,
 	}
 	xpaths := []string{
 		".//span[contains(@class, 'price')]",
@@ -237,4 +245,102 @@ func FuzzSpacedAttrNeed(f *testing.F) {
 			checkXPathWays(t, b.String(), x)
 		}
 	})
+}
+
+// scanRef is what a descendant step from an item scanned before candidates searched the joined
+// values for literals: the elements with the attribute of the need the fewest have, or of the
+// step's tag, the fewer. The reference of TestScanByLiteralOnPages.
+func scanRef(t *subtree, st *nativeStep) []*html.Node {
+	elems := t.list()
+	for _, nd := range st.needs {
+		if j := t.values(nd.attr); len(j.elems) < len(elems) {
+			elems = j.elems
+		}
+	}
+	if st.atom != 0 && len(elems) > 0 {
+		if tagged := t.withTag(st.atom); len(tagged) < len(elems) {
+			elems = tagged
+		}
+	}
+	return elems
+}
+
+// TestScanByLiteralOnPages: every step of every shipped native XPath, from items of every page of
+// its endpoints (list items, cards, microdata items, a spread of elements), selects from what
+// subtree.scan gives exactly the elements it selects from the reference's candidates, the item's
+// elements listed by a walk and read from the document index, with the values joined by the item
+// or read from the document's.
+func TestScanByLiteralOnPages(t *testing.T) {
+	if raceDetector {
+		t.Skip("corpus-wide: make test runs it without -race")
+	}
+	var sels []shippedSel
+	for _, x := range shippedSelectors(t, nil) {
+		if x.native != nil {
+			sels = append(sels, x)
+		}
+	}
+	var checked, byLiteral atomic.Int64
+	forEachPage(t, sels, func(page string, root *html.Node, on []shippedSel) {
+		var ctxs []*html.Node
+		i, kinds := 0, map[string]int{}
+		for n := root; n != nil; n = nextNode(n, root) {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			kind := n.Data
+			if _, ok := attr(n, "itemscope"); ok {
+				kind = "itemscope"
+			} else if _, ok := attr(n, "data-asin"); ok {
+				kind = "card"
+			}
+			if (kind == "li" || kind == "card" || kind == "itemscope" || kind == "article") && kinds[kind] < 8 || i%211 == 0 && i/211 < 24 {
+				ctxs = append(ctxs, n)
+				kinds[kind]++
+			}
+			i++
+		}
+		idx := buildIndex(root, joiningWant(), nil)
+		for _, c := range ctxs {
+			for _, doc := range []*docIndex{nil, idx} {
+				sub := &subtree{}
+				sub.reset(c, doc)
+				for _, s := range on {
+					for _, b := range s.native.branches {
+						for k := range b.steps {
+							st := &b.steps[k]
+							if !st.descendant || st.pos > 0 || st.last || st.byParent || st.name == "#root" {
+								continue
+							}
+							var want, got []*html.Node
+							for _, n := range scanRef(sub, st) {
+								if st.match(n) {
+									want = append(want, n)
+								}
+							}
+							elems, pooled := sub.scan(st)
+							if pooled {
+								byLiteral.Add(1)
+							}
+							for _, n := range elems {
+								if st.match(n) {
+									got = append(got, n)
+								}
+							}
+							sub.release(pooled)
+							if !slices.Equal(got, want) {
+								t.Errorf("%s on %s from <%s>, step %d: %d elements, want %d", s.src, filepath.Base(page), c.Data, k, len(got), len(want))
+								return
+							}
+							checked.Add(1)
+						}
+					}
+				}
+			}
+		}
+	})
+	if byLiteral.Load() == 0 {
+		t.Error("no scan searched the joined values")
+	}
+	t.Logf("%d scans, %d by literal", checked.Load(), byLiteral.Load())
 }
