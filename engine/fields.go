@@ -155,7 +155,10 @@ func (r *run) object(f *field, env map[string]any, ctx xpath.NodeNavigator, dept
 	}
 	obj := map[string]any{}
 	cenv := r.childEnv(obj, item, 0, nil)
-	if err := r.fields(f.children, obj, cenv, ctx, depth+1, false); err != nil {
+	mark := r.xp.BeginObject(ctx)
+	err := r.fields(f.children, obj, cenv, ctx, depth+1, false)
+	r.xp.EndItem(mark)
+	if err != nil {
 		if _, drop := err.(errDropItem); drop {
 			return nil, nil
 		}

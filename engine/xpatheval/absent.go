@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // A list item's fields are mostly descendant paths keyed by an attribute literal
@@ -70,6 +71,12 @@ func predNeeds(s string) []attrNeed {
 			if tok := strings.TrimSpace(lit); m != nil && ok && tok != "" && !strings.ContainsAny(tok, " \t\n\r\f") {
 				return []attrNeed{{attr: m[1], lits: []rareString{newRareString(tok)}}}
 			}
+			// contains(concat(' ', @itemprop, ' '), ' name '): " "+value+" " holds the literal, so
+			// the value holds it without its first and last space (which may be the added ones); an
+			// absent attribute makes "  ", which holds no literal of three bytes or more.
+			if m := spacedAttrRe.FindStringSubmatch(strings.TrimSpace(args[0])); m != nil && ok && len(lit) > 2 && lit[0] == ' ' && lit[len(lit)-1] == ' ' {
+				return []attrNeed{{attr: m[1], lits: []rareString{newRareString(lit[1 : len(lit)-1])}}}
+			}
 		}
 	}
 	return nil
@@ -102,10 +109,14 @@ type joinedAttr struct {
 	elems  []*html.Node
 	starts []int
 	pos    []int32
+
+	// base is where vals starts in the values starts count in: an item's part of the document's
+	// values keeps the document's starts (see within).
+	base int
 }
 
-// within returns the part of j (the document's) over the elements all[lo:hi], without starts:
-// a list item's values, read where the document index joined them rather than joined again.
+// within returns the part of j (the document's) over the elements all[lo:hi]: a list item's
+// values, read where the document index joined them rather than joined again.
 func (j *joinedAttr) within(lo, hi int) joinedAttr {
 	a := sort.Search(len(j.pos), func(k int) bool { return int(j.pos[k]) >= lo })
 	b := a + sort.Search(len(j.pos)-a, func(k int) bool { return int(j.pos[a+k]) >= hi })
@@ -117,13 +128,21 @@ func (j *joinedAttr) within(lo, hi int) joinedAttr {
 	if a < b {
 		from = j.starts[a]
 	}
-	return joinedAttr{name: j.name, vals: j.vals[from:end:end], elems: j.elems[a:b:b]}
+	return joinedAttr{name: j.name, vals: j.vals[from:end:end], elems: j.elems[a:b:b], starts: j.starts[a:b:b], base: from}
 }
 
 // withLiteral appends to out the elements of j whose values hold one of lits (none empty), in
 // document order, each once: found by searching the joined values for each literal, not by testing
 // every element. An element is a candidate only; the step's predicates decide. j has starts.
 func (j *joinedAttr) withLiteral(lits []rareString, out []*html.Node) []*html.Node {
+	out, _ = j.withLiteralUpTo(lits, out, -1)
+	return out
+}
+
+// withLiteralUpTo is withLiteral, which gives up (ok false) once it has found more than limit
+// elements (limit < 0: no limit).
+func (j *joinedAttr) withLiteralUpTo(lits []rareString, out []*html.Node, limit int) (_ []*html.Node, ok bool) {
+	start := len(out)
 	var buf [8]int
 	next := buf[:0]
 	if len(lits) > len(buf) {
@@ -141,7 +160,10 @@ func (j *joinedAttr) withLiteral(lits []rareString, out []*html.Node) []*html.No
 			}
 		}
 		if k < 0 {
-			return out
+			return out, true
+		}
+		if limit >= 0 && len(out)-start >= limit {
+			return out, false
 		}
 		out = append(out, j.elems[k])
 		for i, n := range next {
@@ -157,13 +179,13 @@ func (j *joinedAttr) nextHolding(l rareString, k int) int {
 	if k >= len(j.elems) {
 		return -1
 	}
-	from := j.starts[k]
+	from := j.starts[k] - j.base
 	i := l.index(unsafe.String(&j.vals[from], len(j.vals)-from))
 	if i < 0 {
 		return -1
 	}
 	// the element whose values the match starts in: the last start at or before it
-	at := from + i
+	at := j.base + from + i
 	return k + sort.Search(len(j.starts)-k, func(m int) bool { return j.starts[k+m] > at }) - 1
 }
 
@@ -226,9 +248,9 @@ func joinWalked(js []itemJoined, list []*html.Node) {
 		j := &js[k]
 		if j.bufElems == nil {
 			// sized for the first item, whose buffers the next items reuse: a dozen growths otherwise
-			j.bufVals, j.bufElems = make([]byte, 0, 16*len(list)), make([]*html.Node, 0, len(list))
+			j.bufVals, j.bufElems, j.bufStarts = make([]byte, 0, 16*len(list)), make([]*html.Node, 0, len(list)), make([]int, 0, len(list))
 		}
-		j.bufVals, j.bufElems = j.bufVals[:0], j.bufElems[:0]
+		j.bufVals, j.bufElems, j.bufStarts = j.bufVals[:0], j.bufElems[:0], j.bufStarts[:0]
 	}
 	for _, n := range list {
 		for _, a := range n.Attr {
@@ -237,18 +259,18 @@ func joinWalked(js []itemJoined, list []*html.Node) {
 				if a.Key != j.name { // whatever its namespace: attr reads the first of any
 					continue
 				}
+				if e := j.bufElems; len(e) == 0 || e[len(e)-1] != n {
+					j.bufElems, j.bufStarts = append(j.bufElems, n), append(j.bufStarts, len(j.bufVals))
+				}
 				j.bufVals = append(j.bufVals, a.Val...)
 				j.bufVals = append(j.bufVals, 0)
-				if e := j.bufElems; len(e) == 0 || e[len(e)-1] != n {
-					j.bufElems = append(j.bufElems, n)
-				}
 				break
 			}
 		}
 	}
 	for k := range js {
 		j := &js[k]
-		j.joinedAttr = joinedAttr{name: j.name, vals: j.bufVals, elems: j.bufElems}
+		j.joinedAttr = joinedAttr{name: j.name, vals: j.bufVals, elems: j.bufElems, starts: j.bufStarts}
 	}
 }
 
@@ -256,21 +278,68 @@ func joinWalked(js []itemJoined, list []*html.Node) {
 // item's (the values may instead be a range of the document index's, which is never written).
 type itemJoined struct {
 	joinedAttr
-	bufVals  []byte
-	bufElems []*html.Node
-	walked   bool // built by walking the item's elements (not read from the document index)
+	bufVals   []byte
+	bufElems  []*html.Node
+	bufStarts []int
+	walked    bool // built by walking the item's elements (not read from the document index)
 }
 
-// candidates returns the elements of t a descendant step with needs can select: those that have
-// the attribute of one of its needs (the need with the fewest), or all of them.
-func (t *subtree) candidates(needs []attrNeed) []*html.Node {
-	elems := t.list()
-	for _, nd := range needs {
-		if j := t.values(nd.attr); len(j.elems) < len(elems) {
-			elems = j.elems
+// candidates returns the elements of t a descendant step with needs and tag atom a (0: any) can
+// select, a superset in document order: the elements of its tag, or those with the attribute of
+// the need the fewest elements have, the fewer; and of those, when a search of the item's joined
+// values finds few holding one of the need's literals, only these (.//span[contains(@class,
+// 'a-price')] looks at the few elements whose class holds a-price, not at every span). A literal
+// held by many (or empty: held by all) is not worth the search: the search stops past a quarter of
+// the elements it would replace. pooled: the list is t.hits, handed back with release.
+func (t *subtree) candidates(needs []attrNeed, a atom.Atom) (elems []*html.Node, pooled bool) {
+	elems = t.list()
+	var best *attrNeed
+	var bj *joinedAttr
+	for i := range needs {
+		if j := t.values(needs[i].attr); len(j.elems) < len(elems) || best == nil && len(j.elems) == len(elems) {
+			elems, best, bj = j.elems, &needs[i], j
 		}
 	}
-	return elems
+	if a != 0 && len(elems) > 0 {
+		// match rejects an element of another atom whenever the step's name has one
+		if tagged := t.withTag(a); len(tagged) < len(elems) {
+			elems = tagged
+		}
+	}
+	if best == nil || len(elems) < minHitSearch || len(best.lits) > len(t.litBuf) {
+		return elems, false
+	}
+	lits := t.litBuf[:0]
+	for _, l := range best.lits {
+		if l.s == "" {
+			return elems, false
+		}
+		lits = append(lits, t.rarest(best.attr, bj.vals, l))
+	}
+	out := t.hits[:0]
+	if t.hitsBusy {
+		out = nil // a scan inside a scan: a list of its own
+	}
+	out, ok := bj.withLiteralUpTo(lits, out, len(elems)/4)
+	if !ok {
+		return elems, false
+	}
+	if t.hitsBusy {
+		return out, false
+	}
+	t.hits, t.hitsBusy = out, true
+	return out, true
+}
+
+// minHitSearch is the fewest candidates a search of the joined values for a literal may replace:
+// matching a few elements costs less than the search.
+const minHitSearch = 8
+
+// release hands back the list candidates returned (pooled: it was t.hits).
+func (t *subtree) release(pooled bool) {
+	if pooled {
+		t.hitsBusy = false
+	}
 }
 
 // selectsNothing reports whether the path, run from t's node, is sure to select nothing: some

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"asa/engine/dom"
@@ -22,6 +24,18 @@ func TestAbsentLiteralShortcut(t *testing.T) {
 			`<div class="card"><p class="a">x</p><p class="b">y</p><span>z</span></div></div>`,
 		`<ul><li class="s-item"><span class="s-item__bids">4 bids</span></li><li class="s-item"><i class="star">*</i></li>` +
 			`<li><svg><use xlink:href="#price"></use></svg><span id="BESTSELLER_1">b</span></li></ul>`,
+		// microdata: tabs, newlines, empty values, repeated and padded tokens, a token's prefix
+		"<div itemscope><span itemprop=\"name\">a</span><span itemprop=\"x\tname\">b</span>" +
+			"<span itemprop=\"name\nx\">c</span><span itemprop=\"\">d</span><span itemprop=\" name \">e</span>" +
+			"<span itemprop=\"name name\">f</span><span itemprop=\"names\">g</span><span itemprop=\"x  name\">h</span>" +
+			"<div itemprop=\"author\" itemscope><b itemprop=\"name\" content=\"N\">i</b></div><i itemprop=\"a b\">j</i></div>",
+		"<div itemscope><p itemprop=\"x\tname\">only a tab</p><p itemprop=\"\">empty</p><p>none</p></div>",
+		// enough elements with a class for a scan to search the joined values for the literal
+		// (minHitSearch), which few, many or all of them hold, one twice (class and foreign class)
+		`<div id="r" class="card"><span class="a">1</span><span class="b price">2</span><span class="c">3</span>` +
+			`<span class="d">4</span><span class="e">5</span><span class="f price big">6</span><span class="g">7</span>` +
+			`<span class="h">8</span><span class="i title">9</span><span class="j">10</span><b class="price">11</b>` +
+			`<span class="price-x">12</span><span class="k">13</span><svg class="price"><g class="l price"></g></svg></div>`,
 	}
 	xpaths := []string{
 		".//span[contains(@class, 'price')]",
@@ -47,6 +61,14 @@ func TestAbsentLiteralShortcut(t *testing.T) {
 		".//span[contains(@class, 'bids')]/following-sibling::*[contains(@class, 'x')]",
 		"(.//span[contains(@class, 'price')])[1]",
 		".//li[contains(@class, 's-item')][1]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' name ')]",
+		".//*[contains(concat(' ', normalize-space(@itemprop), ' '), ' name ')]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' a b ')]",
+		".//*[contains(concat(' ', @itemprop, ' '), '   ')]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' name ') or contains(concat(' ', @itemprop, ' '), ' names ')]",
+		"(.//*[contains(concat(' ', @itemprop, ' '), ' name ')]/@content | .//*[contains(concat(' ', @itemprop, ' '), ' name ')][not(@content | @datetime)])[1]",
+		".//*[contains(concat(' ', @itemprop, ' '), ' author ')]//*[contains(concat(' ', @itemprop, ' '), ' name ')]/@content",
+		"boolean(.//*[contains(concat(' ', @itemprop, ' '), ' x ')])",
 	}
 	for _, doc := range docs {
 		for _, x := range xpaths {
@@ -69,6 +91,13 @@ func TestPredNeeds(t *testing.T) {
 		{"contains(@class, 'a') and @id='x'", []string{"class=a", "id=x"}},
 		{"(contains(@class, 'a'))", []string{"class=a"}},
 		{"contains(concat(' ', normalize-space(@class), ' '), ' tok ')", []string{"class=tok"}},
+		{"contains(concat(' ', @itemprop, ' '), ' name ')", []string{"itemprop=name"}},
+		{"contains(concat( ' ' , @itemprop , ' ' ), ' a b ')", []string{"itemprop=a b"}},
+		{"contains(concat(' ', @itemprop, ' '), '   ')", []string{"itemprop= "}},
+		{"contains(concat(' ', @itemprop, ' '), 'name ')", nil}, // not the spaced form: no need claimed
+		{"contains(concat(' ', @itemprop, ' '), '  ')", nil},
+		{"contains(concat(' ', @itemprop, ' '), ' name ') or contains(concat(' ', @itemprop, ' '), ' x ')", []string{"itemprop=name|x"}},
+		{"contains(concat(' ', @a, ' '), ' x ') and contains(concat(' ', normalize-space(@class), ' '), ' y ')", []string{"a=x", "class=y"}},
 		{"not(contains(@class, 'a'))", nil},
 		{"contains(., 'a')", nil},
 		{"@id", nil},
@@ -183,4 +212,135 @@ func TestValuesJoinedInOneWalk(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzSpacedAttrNeed: the need the plain token idiom contains(concat(' ', @a, ' '), ' tok ') is
+// given (a value holding tok, see predNeeds) never drops an element the predicate accepts, on
+// elements whose values are the fuzzer's: every way the engine evaluates the path against antchfx.
+func FuzzSpacedAttrNeed(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"name|x\tname|name\nx||  name |names|name name", "name"},
+		{"a b|a  b|b a", "a b"},
+		{" | |\t", " "},
+		{"x\u00a0name|name\u2003", "name"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, vals, tok string) {
+		if tok == "" || strings.ContainsAny(tok, "'\x00") || len(vals) > 200 || len(tok) > 20 {
+			return
+		}
+		var b strings.Builder
+		b.WriteString("<div itemscope>")
+		for i, v := range strings.Split(vals, "|") {
+			fmt.Fprintf(&b, `<span itemprop="%s" id="e%d">%d</span>`, html.EscapeString(v), i, i)
+		}
+		b.WriteString("<span>none</span></div>")
+		lit := " " + tok + " "
+		for _, x := range []string{
+			".//*[contains(concat(' ', @itemprop, ' '), '" + lit + "')]",
+			".//span[contains(concat(' ', @itemprop, ' '), '" + lit + "')]/@id",
+			"(.//*[contains(concat(' ', @itemprop, ' '), '" + lit + "')])[1]",
+		} {
+			checkXPathWays(t, b.String(), x)
+		}
+	})
+}
+
+// scanRef is what a descendant step from an item scanned before candidates searched the joined
+// values for literals: the elements with the attribute of the need the fewest have, or of the
+// step's tag, the fewer. The reference of TestScanByLiteralOnPages.
+func scanRef(t *subtree, st *nativeStep) []*html.Node {
+	elems := t.list()
+	for _, nd := range st.needs {
+		if j := t.values(nd.attr); len(j.elems) < len(elems) {
+			elems = j.elems
+		}
+	}
+	if st.atom != 0 && len(elems) > 0 {
+		if tagged := t.withTag(st.atom); len(tagged) < len(elems) {
+			elems = tagged
+		}
+	}
+	return elems
+}
+
+// TestScanByLiteralOnPages: every step of every shipped native XPath, from items of every page of
+// its endpoints (list items, cards, microdata items, a spread of elements), selects from what
+// subtree.scan gives exactly the elements it selects from the reference's candidates, the item's
+// elements listed by a walk and read from the document index, with the values joined by the item
+// or read from the document's.
+func TestScanByLiteralOnPages(t *testing.T) {
+	if raceDetector {
+		t.Skip("corpus-wide: make test runs it without -race")
+	}
+	var sels []shippedSel
+	for _, x := range shippedSelectors(t, nil) {
+		if x.native != nil {
+			sels = append(sels, x)
+		}
+	}
+	var checked, byLiteral atomic.Int64
+	forEachPage(t, sels, func(page string, root *html.Node, on []shippedSel) {
+		var ctxs []*html.Node
+		i, kinds := 0, map[string]int{}
+		for n := root; n != nil; n = nextNode(n, root) {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			kind := n.Data
+			if _, ok := attr(n, "itemscope"); ok {
+				kind = "itemscope"
+			} else if _, ok := attr(n, "data-asin"); ok {
+				kind = "card"
+			}
+			if (kind == "li" || kind == "card" || kind == "itemscope" || kind == "article") && kinds[kind] < 8 || i%211 == 0 && i/211 < 24 {
+				ctxs = append(ctxs, n)
+				kinds[kind]++
+			}
+			i++
+		}
+		idx := buildIndex(root, joiningWant(), nil)
+		for _, c := range ctxs {
+			for _, doc := range []*docIndex{nil, idx} {
+				sub := &subtree{}
+				sub.reset(c, doc)
+				for _, s := range on {
+					for _, b := range s.native.branches {
+						for k := range b.steps {
+							st := &b.steps[k]
+							if !st.descendant || st.pos > 0 || st.last || st.byParent || st.name == "#root" {
+								continue
+							}
+							var want, got []*html.Node
+							for _, n := range scanRef(sub, st) {
+								if st.match(n) {
+									want = append(want, n)
+								}
+							}
+							elems, pooled := sub.scan(st)
+							if pooled {
+								byLiteral.Add(1)
+							}
+							for _, n := range elems {
+								if st.match(n) {
+									got = append(got, n)
+								}
+							}
+							sub.release(pooled)
+							if !slices.Equal(got, want) {
+								t.Errorf("%s on %s from <%s>, step %d: %d elements, want %d", s.src, filepath.Base(page), c.Data, k, len(got), len(want))
+								return
+							}
+							checked.Add(1)
+						}
+					}
+				}
+			}
+		}
+	})
+	if byLiteral.Load() == 0 {
+		t.Error("no scan searched the joined values")
+	}
+	t.Logf("%d scans, %d by literal", checked.Load(), byLiteral.Load())
 }

@@ -369,11 +369,13 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 			kind := n.Data
 			if _, card := attr(n, "data-asin"); card {
 				kind = "card"
+			} else if _, md := attr(n, "itemscope"); md {
+				kind = "itemscope" // a microdata item, the context of an object's fields
 			} else if n.Data == "a" && (&nativePath{steps: []nativeStep{{descendant: true, name: "h3"}}}).exists(n) {
 				kind = "result"
 			}
 			switch {
-			case (kind == "card" || kind == "result" || kind == "tr" || kind == "li") && items[kind] < 6:
+			case (kind == "card" || kind == "result" || kind == "tr" || kind == "li" || kind == "itemscope") && items[kind] < 6:
 				ctxs = append(ctxs, n)
 				items[kind]++
 			case i%397 == 0 && i/397 < 16:
@@ -450,7 +452,7 @@ func TestNativeXPathMatchesFull(t *testing.T) {
 // that an item's values are read from the document's (subtree.values).
 func joiningWant() *Want {
 	w := newIndexWant()
-	for _, a := range []string{"class", "href", "id", "data-asin"} {
+	for _, a := range []string{"class", "href", "id", "data-asin", "itemprop"} {
 		w.attrs[a], w.joins[a] = true, true
 	}
 	return w

@@ -265,6 +265,17 @@ func (ev *Evaluator) BeginItem(nav xpath.NodeNavigator) (mark *html.Node) {
 	return mark
 }
 
+// BeginObject is BeginItem for an object field's node (nav), whose fields mostly start with a
+// descendant step from it too (a microdata item's .//*[contains(concat(' ', @itemprop, ' '), ' name ')]
+// a dozen times over), when no list item is being evaluated: inside one, the item's elements are
+// kept for its other fields rather than replaced. Pass what it returns to EndItem.
+func (ev *Evaluator) BeginObject(nav xpath.NodeNavigator) (mark *html.Node) {
+	if ev.item.node != nil {
+		return ev.item.node
+	}
+	return ev.BeginItem(nav)
+}
+
 // EndItem ends the item BeginItem began. A nested list replaced the item; its slice's storage is
 // kept for the next item.
 func (ev *Evaluator) EndItem(mark *html.Node) {

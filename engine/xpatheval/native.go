@@ -850,6 +850,12 @@ type subtree struct {
 	ntagged int
 
 	counts []byteCounts // of attributes' values, kept across items (see rarest)
+
+	// hits is the storage of the elements candidates found holding a literal, kept for the next
+	// step; hitsBusy while a scan reads it. litBuf holds a need's literals by their rarest bytes.
+	hits     []*html.Node
+	hitsBusy bool
+	litBuf   [4]rareString
 }
 
 // taggedElems is the elements of a subtree whose tag is one atom, in document order.
@@ -890,15 +896,8 @@ func (t *subtree) withTag(a atom.Atom) []*html.Node {
 
 // scan returns the elements of t a descendant step can select, a superset in document order: those
 // of its tag or those with the attributes its predicates require (see candidates), the fewer.
-func (t *subtree) scan(st *nativeStep) []*html.Node {
-	elems := t.candidates(st.needs)
-	if st.atom != 0 && len(elems) > 0 {
-		// match rejects an element of another atom whenever the step's name has one
-		if tagged := t.withTag(st.atom); len(tagged) < len(elems) {
-			elems = tagged
-		}
-	}
-	return elems
+func (t *subtree) scan(st *nativeStep) (elems []*html.Node, pooled bool) {
+	return t.candidates(st.needs, st.atom)
 }
 
 func (t *subtree) list() []*html.Node {
@@ -965,11 +964,14 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 		if sub != nil && sub.node == c {
 			// Only the elements of the step's tag that have the attributes the predicates
 			// require can match.
-			for _, n := range sub.scan(st) {
+			elems, pooled := sub.scan(st)
+			for _, n := range elems {
 				if st.match(n) && !yield(n) {
+					sub.release(pooled)
 					return false
 				}
 			}
+			sub.release(pooled)
 			return true
 		}
 		for n := c.FirstChild; n != nil; n = nextNode(n, c) {
