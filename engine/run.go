@@ -203,7 +203,9 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 		if len(got) == 0 {
 			break
 		}
-		if p.paginate.next != nil {
+		// The cursor is only ever the next page's: after the last page there is none to ask for
+		// (on youtube's pages next searches hundreds of kilobytes of JSON for a token).
+		if p.paginate.next != nil && i+1 < pages {
 			cursor, err = vm.Run(p.paginate.next, r.env)
 			if err != nil || isEmpty(cursor) {
 				break
