@@ -100,7 +100,7 @@ func (s *stepResult) buildHTML() []*html.Node {
 		s.parseErr = fmt.Errorf("parsing HTML: %w", err)
 		return nil
 	}
-	s.doc, s.html = dom.Navigator(n), n
+	s.doc, s.html, s.elems = dom.Navigator(n), n, elems
 	return elems
 }
 

@@ -27,11 +27,12 @@ import (
 // elements and, for a list, theirs; findAll(x, "key") and find(x, "key") with a constant key are
 // members named key at any depth under x (a search, which dom decodes keeping only what leads to
 // them), and get(x, "a.b[-1].c") with a constant path reads its members. A step variable is
-// followed from its selector to vars.name. Any other use (an argument of a function or operator,
-// an element of a literal list or map, an output, a field of a type the engine converts, the next
-// page's cursor) needs the whole part. A name, node or place the analysis does not follow (items
-// but for len(items), a recursive list, fields or vars as a whole, an expression it finds in no
-// context it knows) gives the plan no projection: every source whole, as before.
+// followed from its selector to vars.name, and items (the objects a list made so far) as a list of
+// fields objects: #.name of its elements is what field name may be. Any other use (an argument of a
+// function or operator, an element of a literal list or map, an output, a field of a type the
+// engine converts, the next page's cursor) needs the whole part. A name, node or place the
+// analysis does not follow (items or fields or vars as a whole, a recursive list, an expression it
+// finds in no context it knows) gives the plan no projection: every source whole, as before.
 
 type pathElem struct {
 	key  string
@@ -692,7 +693,12 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 			return c.value
 		case "vars":
 			return absVal{vars: true}
-		case "items", "$env":
+		case "items":
+			// The objects made so far of the list being built (and, for the paginated list, of
+			// the pages before): each an object of that list's child fields, as fields is there.
+			// fields stands for the fields of every level by name, so it stands for them too.
+			return absVal{list: &absVal{fields: true}}
+		case "$env":
 			pj.fail(n.Value + " is not followed")
 		}
 		// params, page (page.cursor is paginate.next's answer, read whole), domain ...: no part of

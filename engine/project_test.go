@@ -154,6 +154,16 @@ var projectionCases = []struct {
 	{"post", "  a: {expr: src.d.a, post: 'value.x'}\n", "a.x*", "flag*,v"},
 	{"len of items", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'len(items)'}\n", "items.[]", "flag*,v"},
 	{"items", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {type: any, expr: 'items[0]'}\n", "whole", "whole"},
+	{"items read by their fields", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      s: {type: bool, expr: 'item?.ok ?? false'}\n      n: {type: int, expr: 'fields.s ? count(items, #.s) + 1 : nil'}\n",
+		"items.[].ok*", "flag*,v"},
+	{"items' hidden field read on", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      h: {type: any, hidden: true, expr: 'item?.a'}\n      n: {type: int, expr: 'count(items, #.h?.b == \"1\")'}\n",
+		"items.[].a.b*", "flag*,v"},
+	{"items across pages", "paginate:\n  items: l\n  start: '1'\n  pages: '3'\nfields:\n  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {type: int, expr: 'count(items, #.id == \"i\")'}\n",
+		"items.[].id*", "flag*,v"},
+	{"items of a built list", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      k:\n        type: list<object>\n        expr: 'item?.kids'\n        fields:\n          id: {expr: 'item?.id'}\n      n: {type: int, expr: 'count(items, len(#.k) > 0)'}\n",
+		"items.[].kids.[].id*", "flag*,v"},
+	{"items filtered, read whole", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {type: int, expr: 'len(filter(items, #.id != nil))'}\n", "whole", "whole"},
+	{"items at the top", "  n: {type: int, expr: 'count(items, #.x)'}\n  a: {expr: src.d.a.b}\n", "a.b*", "flag*,v"},
 }
 
 func loadProjected(t *testing.T, e *engine.Engine, fields string) *registry.Registry {
@@ -184,6 +194,7 @@ func TestProjectionPaths(t *testing.T) {
 			`"sel":[{"t":{"on":true,"c":{"g":{"items":[{"v":{"id":"1"}},{"w":1},[{"id":"2"}]]},"ci":{"token":"T"}}}},{"t":{"on":false,"c":{"token":"U"}}},{"items":{"id":"3"}}],"x":{"price":[1]}}; var e = {"v":{"name":"V"}};</script>`,
 		`<script>var d = {"a":{"k":{"price":null},"k":{"z":[1,2,]}},"sel":[{"items":[]}]}; var e = {"v":"\ud83d\ude00"};</script>`,
 		`<script>var d = {"a":{"k":[1,2]},"sel":{"t":{"on":true}},"items":[[{"id":"a"}],7]}; var e = {"v":1};</script>`,
+		`<script>var d = {"items":[{"id":"i","a":{"b":"1"},"kids":[{"id":"k"}]},{"id":"j","ok":true,"a":{"b":"1"}},{"id":"i","ok":true,"a":{"b":"2"},"kids":[]}]}; var e = {};</script>`,
 	}
 	for _, c := range projectionCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -239,7 +250,9 @@ func TestProjectionKeepsOutput(t *testing.T) {
 		t.Errorf("walmart.product decodes its sources whole: %v (%s)", p, engine.ProjectionRefused(reg.Plan("walmart.product")))
 	}
 	// Searches (findAll, find with a key), built lists, vars and pagination are followed.
-	for id, src := range map[string]string{"youtube.channel": "browse_html", "youtube.video": "data", "youtube.search": "html", "youtube.transcript": "player"} {
+	// items (walmart.search counts the cards before) is followed by the list's child fields.
+	for id, src := range map[string]string{"youtube.channel": "browse_html", "youtube.video": "data", "youtube.search": "html", "youtube.transcript": "player",
+		"walmart.search": "search_result"} {
 		if p := engine.Projections(reg.Plan(id)); p[src] == nil {
 			t.Errorf("%s decodes %s whole (%s)", id, src, engine.ProjectionRefused(reg.Plan(id)))
 		}

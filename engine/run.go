@@ -58,13 +58,16 @@ func (e *RunError) Unwrap() error { return e.Err }
 
 // stepResult is one step's parsed response.
 type stepResult struct {
-	st       *step
-	status   int
-	url      string
-	header   http.Header
-	body     []byte
-	doc      xpath.NodeNavigator // html or xml documents
-	html     *html.Node
+	st     *step
+	status int
+	url    string
+	header http.Header
+	body   []byte
+	doc    xpath.NodeNavigator // html or xml documents
+	html   *html.Node
+	// elems is html's elements in document order as the parser listed them (nil: only a walk
+	// knows their order), which the JSON-LD sources read rather than walk the tree.
+	elems    []*html.Node
 	json     any
 	jsonOK   bool
 	parseErr error
@@ -201,7 +204,9 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 		if len(got) == 0 {
 			break
 		}
-		if p.paginate.next != nil {
+		// The cursor is only ever the next page's: after the last page there is none to ask for
+		// (on youtube's pages next searches hundreds of kilobytes of JSON for a token).
+		if p.paginate.next != nil && i+1 < pages {
 			cursor, err = vm.Run(p.paginate.next, r.env)
 			if err != nil || isEmpty(cursor) {
 				break
@@ -624,7 +629,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 		case src.jsonLD != "":
 			if n := sr.html; n != nil {
 				if !ldDone {
-					ld, ldDone = dom.JSONLD(n), true
+					ld, ldDone = dom.JSONLDElements(n, sr.elems), true
 				}
 				if m := dom.FindJSONLD(ld, src.jsonLD); m != nil {
 					v = m

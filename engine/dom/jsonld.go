@@ -52,6 +52,27 @@ func JSONLD(doc *html.Node) []map[string]any {
 	}
 }
 
+// JSONLDElements is JSONLD(doc) for a tree whose elements the parser listed in document order
+// (ParseHTMLViewElements; nil when it could not): the list is read rather than the tree walked,
+// which on a large page chases every text and comment node too (bestbuy's 1.1 MB product page).
+func JSONLDElements(doc *html.Node, elems []*html.Node) []map[string]any {
+	if doc == nil {
+		return nil
+	}
+	if elems == nil {
+		return JSONLD(doc)
+	}
+	var out []map[string]any
+	for _, n := range elems {
+		if n.DataAtom == atom.Script && n.Type == html.ElementNode && isLDScript(n) {
+			for _, v := range decodeLD(scriptText(n)) {
+				flattenLD(v, &out)
+			}
+		}
+	}
+	return mergeByID(out)
+}
+
 func isLDScript(n *html.Node) bool {
 	for _, a := range n.Attr {
 		if a.Namespace == "" && a.Key == "type" {
