@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"asa/engine/dom"
+	"asa/engine/funcs"
 )
 
 // Which parts of its script-JSON sources a plan reads, found from its compiled expressions, so
@@ -645,21 +646,6 @@ func isBoolNode(n ast.Node) bool {
 	return ok
 }
 
-type pointerFinder struct{ found bool }
-
-func (f *pointerFinder) Visit(n *ast.Node) {
-	if _, ok := (*n).(*ast.PointerNode); ok {
-		f.found = true
-	}
-}
-
-// usesPointer is funcs' test of a predicate that reads its element (# or .field).
-func usesPointer(n ast.Node) bool {
-	f := &pointerFinder{}
-	ast.Walk(&n, f)
-	return f.found
-}
-
 // iterating are the builtins whose predicate reads each element and whose answer holds no
 // element: the elements need be there, not whole.
 var iterating = map[string]bool{"map": true, "all": true, "any": true, "none": true, "one": true,
@@ -827,7 +813,7 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 		if len(n.Arguments) == 2 {
 			// find(x, "key") is the deep key search (see funcs' findPatch): a predicate that does
 			// not read the element.
-			if pr, ok := n.Arguments[1].(*ast.PredicateNode); ok && n.Name == "find" && !usesPointer(pr.Node) && !isBoolNode(pr.Node) {
+			if pr, ok := n.Arguments[1].(*ast.PredicateNode); ok && n.Name == "find" && !funcs.UsesPointer(pr.Node) && !isBoolNode(pr.Node) {
 				if key, isStr := pr.Node.(*ast.StringNode); isStr {
 					return pj.member(pj.eval(n.Arguments[0], c), pathElem{key: key.Value, desc: true})
 				}

@@ -271,7 +271,7 @@ func (findPatch) Visit(n *ast.Node) {
 		return
 	}
 	p, ok := b.Arguments[1].(*ast.PredicateNode)
-	if !ok || usesPointer(p.Node) {
+	if !ok || UsesPointer(p.Node) {
 		return
 	}
 	if _, isBool := p.Node.(*ast.BoolNode); isBool {
@@ -290,7 +290,9 @@ func (f *pointerFinder) Visit(n *ast.Node) {
 	}
 }
 
-func usesPointer(n ast.Node) bool {
+// UsesPointer says whether a predicate reads its element (# or .field): find's rewrite here, and
+// the engine's projection analysis, which must treat find's answer as that rewrite does.
+func UsesPointer(n ast.Node) bool {
 	f := &pointerFinder{}
 	ast.Walk(&n, f)
 	return f.found
