@@ -190,6 +190,14 @@ func unescape(b []byte, attribute bool) []byte {
 			continue
 		}
 
+		if r, n := numericRef(b[src:]); n > 0 {
+			// Never longer than its reference (see numericRef): written in place like the
+			// short entities below.
+			out = utf8.AppendRune(out, r)
+			src += n
+			continue
+		}
+
 		r1, r2, entityNameLen := unescapeEntity(b[src:], attribute)
 		if entityNameLen == 1 && r1 == '&' {
 			// Not an entity
@@ -224,6 +232,57 @@ func unescape(b []byte, attribute bool) []byte {
 
 	return out
 }
+
+// numericRef reads the plain numeric character reference s starts with ("&#x9AD8;", "&#233;"):
+// at most six hex or seven decimal digits, then ';', naming a character unescapeEntity keeps as
+// it is (not 0, a Windows-1252 replacement, a surrogate or past U+10FFFF). It answers that
+// character and the reference's length, which is then unescapeEntity's answer too, or n 0 for
+// anything else, which unescapeEntity reads. Pages that write every non-ASCII character this way
+// (a Japanese diary: 30,000 of them) spent a third of their parse in the general reader. The
+// UTF-8 of the character is never longer than its reference: "&#N;" is at least four bytes for
+// one, "&#128;" six for two, "&#2048;" seven for three, "&#65536;" eight for four.
+func numericRef(s []byte) (r rune, n int) {
+	if len(s) < 4 || s[1] != '#' {
+		return 0, 0
+	}
+	i, base, maxDigits := 2, rune(10), 7
+	if s[2] == 'x' || s[2] == 'X' {
+		i, base, maxDigits = 3, 16, 6
+	}
+	start := i
+	for i < len(s) && i-start <= maxDigits {
+		d := rune(digitValue[s[i]])
+		if d >= base {
+			break
+		}
+		r = r*base + d
+		i++
+	}
+	if i == start || i-start > maxDigits || i >= len(s) || s[i] != ';' {
+		return 0, 0
+	}
+	if r == 0 || 0x80 <= r && r <= 0x9F || 0xD800 <= r && r <= 0xDFFF || r > 0x10FFFF {
+		return 0, 0
+	}
+	return r, i + 1
+}
+
+// digitValue is a byte's value as a hex digit (0-9, a-f, A-F), 16 for any other byte.
+var digitValue = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = uint8(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = uint8(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[c] = uint8(c - 'A' + 10)
+		default:
+			t[c] = 16
+		}
+	}
+	return t
+}()
 
 // lower lower-cases the A-Z bytes in b in-place, so that "aBc" becomes "abc".
 func lower(b []byte) []byte {
