@@ -11,7 +11,8 @@
 // when keys differ, and nodes and tokens are written field by field (a whole-struct copy costs a
 // bulk write barrier while the GC runs). The entity tables (entity.go) and unescaping (escape.go)
 // are upstream's, copied because they are not exported; unescape copies the runs between entities
-// at once rather than byte by byte. The tokenizer (token.go) keeps every state transition of
+// at once rather than byte by byte, and reads a plain numeric reference (&#x9AD8;) itself
+// (numericRef, whose answer is unescapeEntity's). The tokenizer (token.go) keeps every state transition of
 // upstream's and changes how it reads:
 //
 //   - It works on the whole body at once rather than an io.Reader: no buffer grown and copied as
