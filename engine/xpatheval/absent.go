@@ -252,8 +252,23 @@ func joinWalked(js []itemJoined, list []*html.Node) {
 		}
 		j.bufVals, j.bufElems, j.bufStarts = j.bufVals[:0], j.bufElems[:0], j.bufStarts[:0]
 	}
+	// A name's length, as a bit: most attributes of a card (class, src, style, alt...) have a
+	// length no wanted name has, and are passed over without reading their key, a substring of
+	// the body the element's tag was read from.
+	var lens uint64
+	long := false
+	for k := range js {
+		if l := len(js[k].name); l < 64 {
+			lens |= 1 << l
+		} else {
+			long = true
+		}
+	}
 	for _, n := range list {
 		for _, a := range n.Attr {
+			if l := len(a.Key); l < 64 && lens&(1<<l) == 0 || l >= 64 && !long {
+				continue
+			}
 			for k := range js {
 				j := &js[k]
 				if a.Key != j.name { // whatever its namespace: attr reads the first of any
