@@ -113,13 +113,18 @@ type joinedAttr struct {
 	// base is where vals starts in the values starts count in: an item's part of the document's
 	// values keeps the document's starts (see within).
 	base int
+
+	// cursor, in the document's (which belongs to one run's evaluator), is where the last item's
+	// part ended in pos: items come in document order, so the next part is looked for from there.
+	cursor int
 }
 
 // within returns the part of j (the document's) over the elements all[lo:hi]: a list item's
 // values, read where the document index joined them rather than joined again.
 func (j *joinedAttr) within(lo, hi int) joinedAttr {
-	a := sort.Search(len(j.pos), func(k int) bool { return int(j.pos[k]) >= lo })
-	b := a + sort.Search(len(j.pos)-a, func(k int) bool { return int(j.pos[a+k]) >= hi })
+	a := j.firstFrom(lo, j.cursor)
+	b := j.firstFrom(hi, a)
+	j.cursor = b
 	end := len(j.vals)
 	if b < len(j.starts) {
 		end = j.starts[b]
@@ -129,6 +134,25 @@ func (j *joinedAttr) within(lo, hi int) joinedAttr {
 		from = j.starts[a]
 	}
 	return joinedAttr{name: j.name, vals: j.vals[from:end:end], elems: j.elems[a:b:b], starts: j.starts[a:b:b], base: from}
+}
+
+// firstFrom returns the first k with pos[k] >= v (len(pos) when none), as sort.Search over all of
+// pos answers, looked for forward from hint by doubling steps when pos[hint-1] < v: a list's items
+// are in document order, and a search of the whole document's positions per item read a dozen
+// places of a list far bigger than the cache, most of them missed.
+func (j *joinedAttr) firstFrom(v, hint int) int {
+	n := len(j.pos)
+	hint = min(max(hint, 0), n)
+	if hint > 0 && int(j.pos[hint-1]) >= v {
+		return sort.Search(n, func(k int) bool { return int(j.pos[k]) >= v })
+	}
+	// every k < lo has pos[k] < v; the answer is at most hi
+	lo, hi := hint, hint
+	for step := 1; hi < n && int(j.pos[hi]) < v; step *= 2 {
+		lo, hi = hi+1, hi+step
+	}
+	hi = min(hi, n)
+	return lo + sort.Search(hi-lo, func(k int) bool { return int(j.pos[lo+k]) >= v })
 }
 
 // withLiteral appends to out the elements of j whose values hold one of lits (none empty), in
@@ -252,8 +276,23 @@ func joinWalked(js []itemJoined, list []*html.Node) {
 		}
 		j.bufVals, j.bufElems, j.bufStarts = j.bufVals[:0], j.bufElems[:0], j.bufStarts[:0]
 	}
+	// A name's length, as a bit: most attributes of a card (class, src, style, alt...) have a
+	// length no wanted name has, and are passed over without reading their key, a substring of
+	// the body the element's tag was read from.
+	var lens uint64
+	long := false
+	for k := range js {
+		if l := len(js[k].name); l < 64 {
+			lens |= 1 << l
+		} else {
+			long = true
+		}
+	}
 	for _, n := range list {
 		for _, a := range n.Attr {
+			if l := len(a.Key); l < 64 && lens&(1<<l) == 0 || l >= 64 && !long {
+				continue
+			}
 			for k := range js {
 				j := &js[k]
 				if a.Key != j.name { // whatever its namespace: attr reads the first of any

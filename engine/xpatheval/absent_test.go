@@ -344,3 +344,33 @@ func TestScanByLiteralOnPages(t *testing.T) {
 	}
 	t.Logf("%d scans, %d by literal", checked.Load(), byLiteral.Load())
 }
+
+// firstFrom, which looks forward from the previous item's place, against the whole search it
+// replaces, from every hint (before, at and past the answer, out of range) on sorted positions with
+// runs and gaps.
+func TestFirstFromIsTheSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	lists := [][]int32{nil, {0}, {5}, {1, 2, 3}, {0, 0, 4, 4, 4, 9}}
+	for range 50 {
+		l := make([]int32, r.IntN(300))
+		for i := range l {
+			l[i] = int32(r.IntN(1000))
+		}
+		slices.Sort(l)
+		lists = append(lists, l)
+	}
+	for _, pos := range lists {
+		j := &joinedAttr{pos: pos}
+		for v := -1; v <= 1001; v += 1 + v/50 {
+			want := 0
+			for want < len(pos) && int(pos[want]) < v {
+				want++
+			}
+			for hint := -2; hint <= len(pos)+2; hint++ {
+				if got := j.firstFrom(v, hint); got != want {
+					t.Fatalf("firstFrom(%d, hint %d) over %v = %d, want %d", v, hint, pos, got, want)
+				}
+			}
+		}
+	}
+}

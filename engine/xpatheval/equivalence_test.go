@@ -490,6 +490,11 @@ func TestNativeStringShortcuts(t *testing.T) {
 		if got, min := nonSpace(v), len(w)-strings.Count(w, " "); got != min {
 			t.Errorf("nonSpace(%q) = %d, want %d", v, got, min)
 		}
+		for limit := -1; limit <= len(v)+1; limit++ {
+			if got, want := nonSpaceOver(v, limit), nonSpace(v) > limit; got != want {
+				t.Errorf("nonSpaceOver(%q, %d) = %v, want %v", v, limit, got, want)
+			}
+		}
 	}
 }
 
@@ -502,6 +507,13 @@ func FuzzNormSpaceX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v string) {
 		if got, want := normSpaceX(v), strings.Join(strings.Fields(v), " "); got != want {
 			t.Errorf("normSpaceX(%q) = %q, want %q", v, got, want)
+		}
+		// the word-list test's early answer (nonSpaceOver) against the count it stands for
+		w := strings.Join(strings.Fields(v), " ")
+		for _, limit := range []int{0, 1, 3, 8, len(v) / 2, len(v)} {
+			if got, want := nonSpaceOver(v, limit), len(w)-strings.Count(w, " ") > limit; got != want {
+				t.Errorf("nonSpaceOver(%q, %d) = %v, want %v", v, limit, got, want)
+			}
 		}
 	})
 }

@@ -644,7 +644,7 @@ func stringTest(fn, a, b string) nodePred {
 					v := get(n)
 					// normalize-space only drops spaces, so a text with more other bytes than the
 					// list has cannot be in it; most nodes are ruled out here without a copy.
-					if len(v) > len(lit) && nonSpace(v) > len(lit) {
+					if len(v) > len(lit) && nonSpaceOver(v, len(lit)) {
 						return false
 					}
 					w := normSpaceX(v)
@@ -703,6 +703,33 @@ func containsSpaced(s, w string) bool {
 			return false
 		}
 	}
+}
+
+// nonSpaceOver reports whether nonSpace(s) > limit, reading s only until it knows: the word-list
+// test runs on every leaf span of every card, and a title's first bytes already rule it out.
+func nonSpaceOver(s string, limit int) bool {
+	if limit < 0 {
+		return true
+	}
+	k := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !isXMLSpace(c) {
+				k++
+			}
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !unicode.IsSpace(r) {
+				k += size
+			}
+			i += size
+		}
+		if k > limit {
+			return true
+		}
+	}
+	return false
 }
 
 // nonSpace counts the bytes of s that are not in a space (unicode.IsSpace, as strings.Fields).
