@@ -832,6 +832,18 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 				return absVal{} // the number of items made so far: outputs, read whole
 			}
 		}
+		if len(n.Arguments) == 1 {
+			switch n.Name {
+			case "first", "last":
+				// x[0] or x[-1], nil where that fails: an element of x.
+				return pj.member(pj.eval(n.Arguments[0], c), pathElem{elem: true})
+			case "type":
+				// The kind of x, which a projection keeps (an object stays an object, an array
+				// an array, anything else is whole).
+				pj.touch(pj.eval(n.Arguments[0], c))
+				return absVal{}
+			}
+		}
 		if n.Name == "concat" {
 			var l absVal
 			for _, a := range n.Arguments {

@@ -136,6 +136,8 @@ var projectionCases = []struct {
 	{"vars whole", "  a: {type: int, expr: 'len(vars)'}\n", "whole", "whole"},
 	{"pagination", "paginate:\n  items: l\n  start: '1'\n  pages: '2'\n  next: 'find(src.d.sel, \"token\")'\nfields:\n  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {type: int, expr: 'len(items)'}\n",
 		"items.[].id*,sel.~token*", "flag*,v"},
+	{"first and last", "  a: {expr: 'first(src.d.items)?.name ?? last(filter(src.d.badges, #.id != nil))?.x'}\n", "badges.[].id,badges.[].x*,items.[].name*", "flag*,v"},
+	{"type", "  a: {expr: 'type(src.d.o) == \"array\" ? first(src.d.o)?.id : src.d.o?.id'}\n", "o.[].id*,o.id*", "flag*,v"},
 	{"keys", "  a: {type: list<string>, expr: 'keys(src.d.a)'}\n", "a*", "flag*,v"},
 	{"values", "  a: {type: list<string>, expr: 'values(src.d.a)'}\n", "a*", "flag*,v"},
 	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", "flag*,v"},
@@ -194,6 +196,8 @@ func TestProjectionPaths(t *testing.T) {
 			`"sel":[{"t":{"on":true,"c":{"g":{"items":[{"v":{"id":"1"}},{"w":1},[{"id":"2"}]]},"ci":{"token":"T"}}}},{"t":{"on":false,"c":{"token":"U"}}},{"items":{"id":"3"}}],"x":{"price":[1]}}; var e = {"v":{"name":"V"}};</script>`,
 		`<script>var d = {"a":{"k":{"price":null},"k":{"z":[1,2,]}},"sel":[{"items":[]}]}; var e = {"v":"\ud83d\ude00"};</script>`,
 		`<script>var d = {"a":{"k":[1,2]},"sel":{"t":{"on":true}},"items":[[{"id":"a"}],7]}; var e = {"v":1};</script>`,
+		`<script>var d = {"o":[{"id":"o1","z":1},{"id":"o2"}],"items":[{"x":1},{"name":"second"}],"badges":[{"id":"b","x":{"y":1}},{"x":2},{"id":"c","x":[3]}]}; var e = {};</script>`,
+		`<script>var d = {"o":"s","items":{"name":"n"},"badges":{"id":"i"}}; var e = {};</script>`,
 		`<script>var d = {"items":[{"id":"i","a":{"b":"1"},"kids":[{"id":"k"}]},{"id":"j","ok":true,"a":{"b":"1"}},{"id":"i","ok":true,"a":{"b":"2"},"kids":[]}]}; var e = {};</script>`,
 	}
 	for _, c := range projectionCases {
