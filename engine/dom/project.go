@@ -1,6 +1,8 @@
 package dom
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -507,6 +509,16 @@ func (d *fastDecoder) skipStr() bool {
 	ascii := true
 	b := d.b
 	for j := start; j < len(b); {
+		// Eight bytes at a time while none needs a look, as str reads (stepped-over strings are
+		// most of a projected text).
+		for j+8 <= len(b) {
+			m := specialBytes(binary.LittleEndian.Uint64(b[j:]))
+			if m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
 		for j < len(b) && plainASCII[b[j]] {
 			j++
 		}
