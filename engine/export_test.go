@@ -154,15 +154,34 @@ func NewUnprojected() *Engine {
 	return e
 }
 
-// Projections returns the projection of each script-JSON source of p (nil: decoded whole).
+// Projections returns the projection of each script-JSON and xpath_json source of p (nil: decoded
+// whole), and of each json_ld source the projection of its step's JSON-LD (nil: whole).
 func Projections(p *Plan) map[string]*dom.Projection {
 	out := map[string]*dom.Projection{}
 	for _, s := range p.sources {
-		if s.scriptJSON != nil {
+		switch {
+		case s.scriptJSON != nil || s.xpathJSON != nil:
 			out[s.name] = s.proj
+		case s.jsonLD != "":
+			out[s.name] = nil
+			for _, st := range p.steps {
+				if slices.Contains(st.sources, s) {
+					out[s.name] = st.ldProj
+				}
+			}
 		}
 	}
 	return out
+}
+
+// SourceProjection returns the projection of source name of p alone (nil: whole or no such source).
+func SourceProjection(p *Plan, name string) *dom.Projection {
+	for _, s := range p.sources {
+		if s.name == name {
+			return s.proj
+		}
+	}
+	return nil
 }
 
 // ProjectionRefused says why p projects no source ("" when it does, or has none to project).

@@ -88,6 +88,9 @@ type step struct {
 	expect  []int
 	vars    []*namedSel
 	sources []*source // decoded from this step
+	// ldProj, when not nil, is the part of the page's JSON-LD objects the step's json_ld sources
+	// read (see ldProjection).
+	ldProj *dom.Projection
 }
 
 type kvTemplate struct {
@@ -109,8 +112,9 @@ type source struct {
 	body       bool
 	mainText   bool
 	required   bool
-	// proj, when not nil, is the part of a script-JSON source the plan's expressions read (see
-	// projectSources).
+	// proj, when not nil, is the part of a script-JSON or xpath_json source the plan's expressions
+	// read (see projectSources); for a json_ld source, the part of the object it finds, which the
+	// step's ldProj joins with its other json_ld sources'.
 	proj *dom.Projection
 }
 

@@ -104,14 +104,15 @@ type progUse struct {
 	code string
 }
 
-// projectSources sets the projection of each script-JSON source of p that the analysis bounds.
+// projectSources sets the projection of each script-JSON, xpath_json and json_ld source of p that
+// the analysis bounds, and each step's projection of its JSON-LD (ldProjection).
 func (e *Engine) projectSources(p *Plan, uses []progUse) {
 	if e.noProject {
 		return
 	}
 	hasScript := false
 	for _, s := range p.sources {
-		hasScript = hasScript || s.scriptJSON != nil
+		hasScript = hasScript || s.scriptJSON != nil || s.xpathJSON != nil || s.jsonLD != ""
 	}
 	if !hasScript {
 		return
@@ -165,7 +166,7 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 		return
 	}
 	for _, s := range p.sources {
-		if s.scriptJSON == nil {
+		if s.scriptJSON == nil && s.xpathJSON == nil && s.jsonLD == "" {
 			continue
 		}
 		t := pj.trie[s.name]
@@ -176,6 +177,34 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 			s.proj = t
 		}
 	}
+	for _, st := range p.steps {
+		st.ldProj = ldProjection(st.sources)
+	}
+}
+
+// ldProjection is what the json_ld sources of a step read of the objects they find, together: the
+// step decodes its page's JSON-LD once for all of them, and any top-level object may be the one a
+// source finds (see dom.JSONLDProjected). It is nil (every object whole) when a source reads its
+// object whole, by element or by a search, or reads "@graph", which the decode follows to find
+// the top-level objects; or when the step has no json_ld source.
+func ldProjection(sources []*source) *dom.Projection {
+	var u *dom.Projection
+	for _, s := range sources {
+		if s.jsonLD == "" {
+			continue
+		}
+		if s.proj == nil || s.proj.Elem != nil || len(s.proj.Desc) > 0 {
+			return nil
+		}
+		if _, ok := s.proj.Keys["@graph"]; ok {
+			return nil
+		}
+		if u == nil {
+			u = &dom.Projection{}
+		}
+		u = dom.UnionProjection(u, s.proj)
+	}
+	return u
 }
 
 func (pj *projector) walkPlan() {
@@ -801,6 +830,18 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 		if n.Name == "len" && len(n.Arguments) == 1 {
 			if id, ok := n.Arguments[0].(*ast.IdentifierNode); ok && id.Value == "items" {
 				return absVal{} // the number of items made so far: outputs, read whole
+			}
+		}
+		if len(n.Arguments) == 1 {
+			switch n.Name {
+			case "first", "last":
+				// x[0] or x[-1], nil where that fails: an element of x.
+				return pj.member(pj.eval(n.Arguments[0], c), pathElem{elem: true})
+			case "type":
+				// The kind of x, which a projection keeps (an object stays an object, an array
+				// an array, anything else is whole).
+				pj.touch(pj.eval(n.Arguments[0], c))
+				return absVal{}
 			}
 		}
 		if n.Name == "concat" {

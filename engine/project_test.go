@@ -136,6 +136,8 @@ var projectionCases = []struct {
 	{"vars whole", "  a: {type: int, expr: 'len(vars)'}\n", "whole", "whole"},
 	{"pagination", "paginate:\n  items: l\n  start: '1'\n  pages: '2'\n  next: 'find(src.d.sel, \"token\")'\nfields:\n  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {type: int, expr: 'len(items)'}\n",
 		"items.[].id*,sel.~token*", "flag*,v"},
+	{"first and last", "  a: {expr: 'first(src.d.items)?.name ?? last(filter(src.d.badges, #.id != nil))?.x'}\n", "badges.[].id,badges.[].x*,items.[].name*", "flag*,v"},
+	{"type", "  a: {expr: 'type(src.d.o) == \"array\" ? first(src.d.o)?.id : src.d.o?.id'}\n", "o.[].id*,o.id*", "flag*,v"},
 	{"keys", "  a: {type: list<string>, expr: 'keys(src.d.a)'}\n", "a*", "flag*,v"},
 	{"values", "  a: {type: list<string>, expr: 'values(src.d.a)'}\n", "a*", "flag*,v"},
 	{"len of the source", "  a: {type: int, expr: 'len(src.d)'}\n", "whole", "flag*,v"},
@@ -194,6 +196,8 @@ func TestProjectionPaths(t *testing.T) {
 			`"sel":[{"t":{"on":true,"c":{"g":{"items":[{"v":{"id":"1"}},{"w":1},[{"id":"2"}]]},"ci":{"token":"T"}}}},{"t":{"on":false,"c":{"token":"U"}}},{"items":{"id":"3"}}],"x":{"price":[1]}}; var e = {"v":{"name":"V"}};</script>`,
 		`<script>var d = {"a":{"k":{"price":null},"k":{"z":[1,2,]}},"sel":[{"items":[]}]}; var e = {"v":"\ud83d\ude00"};</script>`,
 		`<script>var d = {"a":{"k":[1,2]},"sel":{"t":{"on":true}},"items":[[{"id":"a"}],7]}; var e = {"v":1};</script>`,
+		`<script>var d = {"o":[{"id":"o1","z":1},{"id":"o2"}],"items":[{"x":1},{"name":"second"}],"badges":[{"id":"b","x":{"y":1}},{"x":2},{"id":"c","x":[3]}]}; var e = {};</script>`,
+		`<script>var d = {"o":"s","items":{"name":"n"},"badges":{"id":"i"}}; var e = {};</script>`,
 		`<script>var d = {"items":[{"id":"i","a":{"b":"1"},"kids":[{"id":"k"}]},{"id":"j","ok":true,"a":{"b":"1"}},{"id":"i","ok":true,"a":{"b":"2"},"kids":[]}]}; var e = {};</script>`,
 	}
 	for _, c := range projectionCases {
@@ -255,6 +259,13 @@ func TestProjectionKeepsOutput(t *testing.T) {
 		"walmart.search": "search_result"} {
 		if p := engine.Projections(reg.Plan(id)); p[src] == nil {
 			t.Errorf("%s decodes %s whole (%s)", id, src, engine.ProjectionRefused(reg.Plan(id)))
+		}
+	}
+	// JSON-LD (each step's json_ld sources together) and an attribute's JSON (xpath_json).
+	for _, x := range [][2]string{{"bandcamp.album", "ld"}, {"bandcamp.album", "tralbum"}, {"bandcamp.track", "ld"}, {"bandcamp.track", "tralbum"},
+		{"bestbuy.product", "ld"}, {"bestbuy.product", "crumbs"}, {"littlethings.article", "news"}} {
+		if p := engine.Projections(reg.Plan(x[0])); p[x[1]] == nil {
+			t.Errorf("%s decodes %s whole (%s)", x[0], x[1], engine.ProjectionRefused(reg.Plan(x[0])))
 		}
 	}
 	load := func(name string, status int) *fixture.Reply {
@@ -332,4 +343,59 @@ func TestProjectionKeepsOutput(t *testing.T) {
 		runs++
 	}
 	t.Logf("%d runs compared", runs)
+}
+
+// The json_ld sources of a step are decoded once: they share the union of what each reads, or
+// decode whole when one reads its object whole, by element, by a search or its @graph; an
+// xpath_json source is projected as a script-JSON one is.
+func TestJSONLDProjectionPaths(t *testing.T) {
+	endpoint := func(fields string) string {
+		return `kind: endpoint
+resource: r
+summary: r
+params:
+  query: {type: string, required: true, example: x}
+steps:
+  - id: page
+    request: {url: "https://www.s.example/${ params.query }"}
+sources:
+  p: {json_ld: Product}
+  w: {json_ld: WebPage}
+  x: {xpath_json: "//div[@data-x]/@data-x"}
+fields:
+` + fields
+	}
+	pages := []string{
+		`<script type="application/ld+json">{"@type":"Product","name":"P","offers":{"price":1,"seller":{"name":"S"}},"review":[{"@type":"Review"}]}</script>` +
+			`<script type="application/ld+json">{"@graph":[{"@type":"WebPage","name":"W","about":{"name":"A"}}]}</script><div data-x='{"a":{"b":1,"c":2},"d":[1]}'></div>`,
+		`<script type="application/ld+json">{"@type":"WebPage","@id":"u","mainEntity":{"@type":"Product","@id":"u","name":"N"}}</script>`,
+		`<script type="application/ld+json">{"@type":"Product","@id":"u","name":"N"}</script><script type="application/ld+json">{"@type":"Product","@id":"u","offers":{"price":2}}</script>`,
+		`<script type="application/ld+json">[{"@type":"Thing"},{"@type":"WebPage","about":{"@type":"Product","name":"Nested"}}]</script><div data-x='{"a":1,}'></div>`,
+		`<p>none</p>`,
+	}
+	for _, c := range []struct{ name, fields, p, w, x string }{
+		{"union", "  a: {expr: 'src.p?.name'}\n  b: {type: float, expr: 'src.p?.offers?.price'}\n  c: {expr: 'src.w?.about?.name'}\n  d: {type: int, expr: 'src.x?.a?.b'}\n",
+			"about.name*,name*,offers.price*", "about.name*,name*,offers.price*", "a.b*"},
+		{"one read whole", "  a: {expr: 'src.p?.name'}\n  b: {type: any, expr: 'src.w'}\n  d: {type: any, expr: 'src.x'}\n", "whole", "whole", "whole"},
+		{"one searched", "  a: {expr: 'src.p?.name'}\n  b: {type: any, expr: 'find(src.w, \"name\")'}\n", "whole", "whole", ""},
+		{"@graph read", "  a: {expr: 'src.p?.name'}\n  b: {type: int, expr: 'len(src.w?.[\"@graph\"] ?? [])'}\n", "whole", "whole", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			load := func(e *engine.Engine) *registry.Registry {
+				reg, diags := registry.Load(e, fstest.MapFS{"s/site.yaml": {Data: []byte(projSite)}, "s/r.yaml": {Data: []byte(endpoint(c.fields))}})
+				if diags.HasErrors() {
+					t.Fatal(diags)
+				}
+				return reg
+			}
+			reg, whole := load(engine.New()), load(engine.NewUnprojected())
+			got := engine.Projections(reg.Plan("s.r"))
+			if p, w, x := projSpec(got["p"]), projSpec(got["w"]), projSpec(got["x"]); p != c.p || w != c.w || x != c.x {
+				t.Errorf("projections p %q w %q x %q, want %q %q %q", p, w, x, c.p, c.w, c.x)
+			}
+			for _, page := range pages {
+				checkSameRun(t, reg.Plan("s.r"), whole.Plan("s.r"), url.Values{"query": {"x"}}, &fixture.Replay{Fallback: &fixture.Reply{Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte(page)}}, page)
+			}
+		})
+	}
 }

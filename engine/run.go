@@ -601,8 +601,10 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 func (r *run) decodeSources(st *step, sr *stepResult) error {
 	// The page's JSON-LD is decoded once for all its json_ld sources (the article family has
 	// eleven, one per schema.org type): sources are read, never changed, so sharing objects is safe.
+	// With the step's ldProj, it is decoded projected (ldSet), and whole only where that cannot say.
 	var ld []map[string]any
-	ldDone := false
+	var ldSet *dom.LDSet
+	ldDone, ldWhole := false, false
 	// The script-JSON sources' markers are found first, so that one copy of a script's text serves
 	// every source in it (walmart's three are in one __NEXT_DATA__ of hundreds of kilobytes).
 	var startsBuf [8]int
@@ -628,10 +630,22 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.jsonLD != "":
 			if n := sr.html; n != nil {
-				if !ldDone {
-					ld, ldDone = dom.JSONLDElements(n, sr.elems), true
+				if !ldDone && st.ldProj != nil {
+					ldSet = dom.JSONLDProjected(n, sr.elems, st.ldProj)
 				}
-				if m := dom.FindJSONLD(ld, src.jsonLD); m != nil {
+				ldDone = true
+				var m map[string]any
+				found := false
+				if ldSet != nil {
+					m, found = ldSet.Find(src.jsonLD)
+				}
+				if !found {
+					if !ldWhole {
+						ld, ldWhole = dom.JSONLDElements(n, sr.elems), true
+					}
+					m = dom.FindJSONLD(ld, src.jsonLD)
+				}
+				if m != nil {
 					v = m
 				}
 			}
@@ -664,7 +678,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			if nav := sr.nav(); nav != nil {
 				s := r.xp.Value(src.xpathJSON, nav, false, true)
 				if str, ok := s.(string); ok && str != "" {
-					if x, err := dom.DecodeJSONString(str); err == nil {
+					if x, err := dom.DecodeJSONStringProjected(str, src.proj); err == nil {
 						v = x
 					}
 				}

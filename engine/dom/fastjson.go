@@ -132,6 +132,10 @@ type fastDecoder struct {
 
 	// desc holds the searches of a projected decode under way where it is (see Projection.Desc).
 	desc []descKey
+
+	// ld, when not nil, receives the @id and @type of every object met, built or stepped over
+	// (a projected JSON-LD decode: see JSONLDProjected).
+	ld *ldNotes
 }
 
 // open records a node for the value about to be decoded, whose value close fills in: the node
@@ -322,6 +326,9 @@ func (d *fastDecoder) object() (any, bool) {
 			clear(ms) // the stack does not keep values alive
 			d.members = d.members[:mark]
 			d.depth--
+			if d.ld != nil {
+				d.ld.noteMap(m, false)
+			}
 			return m, true
 		default:
 			return nil, false

@@ -107,6 +107,11 @@ func decodeLD(s string) []any {
 		// the value's strings are substrings of the script's text.
 		return []any{v}
 	}
+	return decodeLDSlow(s)
+}
+
+// decodeLDSlow is decodeLD of a block (wrappers stripped, not empty) the fast decoder does not take.
+func decodeLDSlow(s string) []any {
 	b := []byte(s)
 	if err := checkDepth(b); err != nil {
 		return nil

@@ -1,6 +1,8 @@
 package dom
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -168,7 +170,10 @@ func (d *fastDecoder) projObject(p *Projection) (v any, found, ok bool) {
 	mark := len(d.members)
 	first, skipped := "", false
 	kept := 0
+	var ldID, ldType any // the object's @id and @type, and its members, in a JSON-LD decode
+	nk := 0
 	for {
+		nk++
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false, false
 		}
@@ -193,6 +198,27 @@ func (d *fastDecoder) projObject(p *Projection) (v any, found, ok bool) {
 			dp, dn = d.searched(k)
 		}
 		var x any
+		if d.ld != nil && (k == "@id" || k == "@type") {
+			// Noted (see ldNotes) as the full decode reads it, whether kept or not; a value kept
+			// is decoded again below (an object in it is then noted twice, which can only make
+			// the notes see a merge where there is none).
+			at := d.i
+			if x, ok = d.value(); !ok {
+				return nil, false, false
+			}
+			if k == "@id" {
+				ldID = x
+			} else {
+				ldType = x
+			}
+			if !keep && dn == 0 && len(d.desc) == 0 {
+				if !skipped {
+					first, skipped = k, true
+				}
+				goto next
+			}
+			d.i = at
+		}
 		switch {
 		case keep && dn > 0 || dn > 1:
 			x, ok = d.value()
@@ -237,6 +263,9 @@ func (d *fastDecoder) projObject(p *Projection) (v any, found, ok bool) {
 		case '}':
 			d.i++
 			d.depth--
+			if d.ld != nil {
+				d.ld.note(ldID, ldType, nk, false)
+			}
 			ms := d.members[mark:]
 			if kept == 0 {
 				clear(ms)
@@ -385,6 +414,8 @@ func (d *fastDecoder) skip() bool {
 		return false
 	}
 	switch c := d.b[d.i]; {
+	case c == '{' && d.ld != nil:
+		return d.skipObjectLD()
 	case c == '{':
 		if !d.enter() {
 			return false
@@ -478,6 +509,16 @@ func (d *fastDecoder) skipStr() bool {
 	ascii := true
 	b := d.b
 	for j := start; j < len(b); {
+		// Eight bytes at a time while none needs a look, as str reads (stepped-over strings are
+		// most of a projected text).
+		for j+8 <= len(b) {
+			m := specialBytes(binary.LittleEndian.Uint64(b[j:]))
+			if m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
 		for j < len(b) && plainASCII[b[j]] {
 			j++
 		}
