@@ -154,6 +154,13 @@ func NewUnprojected() *Engine {
 	return e
 }
 
+// NewEager is New whose plans build every HTML tree when its step is parsed, none lazily.
+func NewEager() *Engine {
+	e := New()
+	e.eager = true
+	return e
+}
+
 // Projections returns the projection of each script-JSON source of p (nil: decoded whole).
 func Projections(p *Plan) map[string]*dom.Projection {
 	out := map[string]*dom.Projection{}
