@@ -387,7 +387,9 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	if d.Paginate != nil {
 		c.compilePaginate(p, d.Paginate)
 	}
-	p.planLazyTree()
+	if !c.eng.eager {
+		p.planLazyTree()
+	}
 	for _, x := range []string{"api_key", "render_js", "screenshot", "full_page", "wait_for"} {
 		if p.paramIdx[x] != nil {
 			c.errAt(d.Params.Vals[x], "parameter %q is reserved by the API", x)

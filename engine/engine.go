@@ -81,6 +81,8 @@ type Engine struct {
 	verifyDirect bool
 	// noProject decodes every source whole (tests: see projectSources).
 	noProject bool
+	// eager builds every HTML tree when its step is parsed (tests: see planLazyTree).
+	eager bool
 }
 
 // New returns an Engine.

@@ -154,6 +154,13 @@ func NewUnprojected() *Engine {
 	return e
 }
 
+// NewEager is New whose plans build every HTML tree when its step is parsed, none lazily.
+func NewEager() *Engine {
+	e := New()
+	e.eager = true
+	return e
+}
+
 // Projections returns the projection of each script-JSON and xpath_json source of p (nil: decoded
 // whole), and of each json_ld source the projection of its step's JSON-LD (nil: whole).
 func Projections(p *Plan) map[string]*dom.Projection {

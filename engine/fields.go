@@ -282,6 +282,10 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		base := ctx
 		if s.from >= 0 {
 			base = r.results[s.from].nav()
+		} else if base == nil && r.plan.lazyTree {
+			// A top-level fallback of a lazy plan (see planLazyTree): the context is the last
+			// document, built now.
+			base = r.lastDoc.nav()
 		}
 		if base == nil {
 			return nil, nil

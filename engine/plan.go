@@ -45,9 +45,9 @@ type Plan struct {
 	// sources are registered, with their text, for an index that answers those searches (see
 	// funcs.Finds).
 	indexJSON bool
-	// lazyTree: nothing but rules reads an HTML step's tree, so it is parsed only when a rule's
-	// XPath needs it (see lazytree.go); scanTags are the element names of the rule XPaths a scan
-	// of the body may answer instead (matcher.scan).
+	// lazyTree: nothing but rules and top-level fallbacks reads an HTML step's tree, so it is
+	// parsed only when a rule's XPath or a fallback needs it (see lazytree.go); scanTags are the
+	// element names of the rule XPaths a scan of the body may answer instead (matcher.scan).
 	lazyTree bool
 	scanTags []string
 	// projWhy says why no source is projected (tests).

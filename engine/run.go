@@ -71,11 +71,14 @@ type stepResult struct {
 	json     any
 	jsonOK   bool
 	parseErr error
-	// lazy: an HTML body whose tree is built on first use (Plan.lazyTree, buildHTML).
+	// lazy: an HTML body whose tree is built on first use (Plan.lazyTree, buildHTML), which then
+	// gives xp the parser's list of its elements.
 	lazy bool
-	// scanDoc is the scan of the body that answers the plan's scan XPaths, once scanDone; scanOK
-	// is false when the scan could not tell (see scanAbsent).
+	xp   *xpatheval.Evaluator
+	// scanDoc and scanSure are the scan of the body that answers the plan's scan XPaths, once
+	// scanDone; scanOK is false when the scan could not tell (see scanXPath).
 	scanDoc          *html.Node
+	scanSure         []*html.Node
 	scanDone, scanOK bool
 }
 
@@ -314,14 +317,21 @@ func (r *run) page() (map[string]any, error) {
 	}
 	obj := map[string]any{}
 	env := r.childEnv(obj, nil, 0, nil)
-	// Only XPath selectors read the context node: a plan without them (lazyTree) leaves the tree
-	// unbuilt.
+	// Only XPath selectors read the context node: in a plan whose only XPath selectors are
+	// top-level fallbacks (lazyTree) the tree is built when one of them runs (selectOne).
 	var ctx xpath.NodeNavigator
 	if !p.lazyTree {
 		ctx = r.lastDoc.nav()
 	}
 	if err := r.fields(p.fields, obj, env, ctx, 0, true); err != nil {
 		return nil, err
+	}
+	// A tree built for a field and refused by the parser fails the run as it would have failed
+	// the step, had the step built it.
+	for _, sr := range r.results {
+		if sr != nil && sr.parseErr != nil {
+			return nil, &errcode.Error{Code: errcode.ExtractionFailed, Message: fmt.Sprintf("step %s: %v", sr.st.id, sr.parseErr)}
+		}
 	}
 	env["fields"] = obj
 	for _, rl := range p.outRules {
@@ -429,7 +439,12 @@ func (r *run) step(st *step) error {
 			}
 		}
 		for _, v := range st.vars {
-			val, err := r.selectOne(v.sel, sr.nav(), r.env, kAny)
+			// Only an XPath reads the tree: a lazy one is not built for an expression.
+			var nav xpath.NodeNavigator
+			if v.sel.kind == selXPath {
+				nav = sr.nav()
+			}
+			val, err := r.selectOne(v.sel, nav, r.env, kAny)
 			if err != nil {
 				return errcode.New(errcode.ExtractionFailed, "step %s var %s: %v", st.id, v.name, err)
 			}
@@ -573,7 +588,7 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 	switch st.parse {
 	case "html":
 		if r.plan.lazyTree {
-			sr.lazy = true
+			sr.lazy, sr.xp = true, r.xp
 			return sr
 		}
 		// The XPath index is built from the parser's list of elements rather than a walk.
@@ -747,16 +762,22 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 		return false
 	}
 	if m.xpath != nil {
-		if m.scan && sr.lazy && r.scanAbsent(m, sr) {
-			return false
+		verdict := scanUnknown
+		if m.scan && sr.lazy {
+			verdict = r.scanXPath(m, sr)
 		}
-		nav := sr.nav()
-		if nav == nil {
+		switch verdict {
+		case scanAbsent:
 			return false
-		}
-		v := r.xp.Value(m.xpath, nav, false, false)
-		if isEmpty(v) || v == false {
-			return false
+		case scanUnknown:
+			nav := sr.nav()
+			if nav == nil {
+				return false
+			}
+			v := r.xp.Value(m.xpath, nav, false, false)
+			if isEmpty(v) || v == false {
+				return false
+			}
 		}
 	}
 	if m.expr != nil && !m.exprBody && !r.matchExpr(m) {

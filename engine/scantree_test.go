@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,8 +18,9 @@ import (
 
 // TestScanXPathsOnPages: for every rule XPath of the catalogue that a scan of the body may answer,
 // on every HTML page of the fixtures and the corpus, the scan's "absent" is the parsed tree's (the
-// page has no node the XPath selects). The consent and captcha pages, which have such nodes, are
-// seen to need their tree.
+// page has no node the XPath selects), and so is its "present" (a copy it is sure of is selected:
+// the page has such a node). The consent and captcha pages, which have such nodes, are seen to
+// need their tree; walmart's product pages are seen to have their __NEXT_DATA__ script.
 func TestScanXPathsOnPages(t *testing.T) {
 	corpus, reg, _ := loadCorpus(t, engine.New())
 	xs := map[string]*xpatheval.Expr{}
@@ -50,7 +52,8 @@ func TestScanXPathsOnPages(t *testing.T) {
 		})
 	}
 	ev := xpatheval.NewEvaluator(nil)
-	checked, present, scanned := 0, 0, 0
+	checked, present, scanned, surePresent := 0, 0, 0, 0
+	walmart := false
 	youtube := false
 	for i, path := range pages {
 		// Under -race every fourth page and the watch page (see raceDetector); make test runs them
@@ -72,8 +75,9 @@ func TestScanXPathsOnPages(t *testing.T) {
 		}
 		// XPaths naming the same tags share a scan of the page (the scan depends on the names only).
 		type scan struct {
-			doc *html.Node
-			ok  bool
+			doc  *html.Node
+			sure []*html.Node
+			ok   bool
 		}
 		scans := map[string]scan{}
 		for _, src := range srcs {
@@ -82,7 +86,7 @@ func TestScanXPathsOnPages(t *testing.T) {
 			key := strings.Join(x.TagTests(), " ")
 			sc, done := scans[key]
 			if !done {
-				sc.doc, sc.ok = dom.ScanElementsView(body, x.TagTests())
+				sc.doc, sc.sure, sc.ok = dom.ScanElementsSureView(body, x.TagTests())
 				scans[key] = sc
 			}
 			doc, ok := sc.doc, sc.ok
@@ -94,17 +98,37 @@ func TestScanXPathsOnPages(t *testing.T) {
 				continue
 			}
 			scanned++
-			absent := len(ev.Nodes(x, dom.Navigator(doc))) == 0
+			nodes := ev.Nodes(x, dom.Navigator(doc))
+			absent := len(nodes) == 0
 			if absent && has {
 				t.Errorf("%s on %s: the scan says absent, the tree has a node", src, path)
+			}
+			sure := false
+			for _, n := range nodes {
+				sure = sure || slices.Contains(sc.sure, n.(*dom.HTMLNavigator).Current())
+			}
+			if sure && !has {
+				t.Errorf("%s on %s: the scan says present, the tree has no node", src, path)
+			}
+			if sure {
+				surePresent++
+				if strings.Contains(path, "walmart/product-pokemon") && strings.Contains(src, "__NEXT_DATA__") {
+					walmart = true
+				}
 			}
 			if strings.HasSuffix(path, "watch-GJLlxj_dtq8.html") && absent {
 				youtube = true
 			}
 		}
 	}
-	t.Logf("%d XPaths on %d pages: %d checks, %d answered by the scan, %d with nodes", len(srcs), len(pages), checked, scanned, present)
+	t.Logf("%d XPaths on %d pages: %d checks, %d answered by the scan, %d with nodes, %d of them found present by the scan", len(srcs), len(pages), checked, scanned, present, surePresent)
 	if present == 0 || !youtube {
 		t.Errorf("no page has a node (%d), or the scan did not answer on the YouTube watch page (%v)", present, youtube)
+	}
+	if raceDetector {
+		return
+	}
+	if !walmart {
+		t.Errorf("the scan did not find walmart's __NEXT_DATA__ script present")
 	}
 }

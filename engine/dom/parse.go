@@ -57,6 +57,28 @@ func ScanElementsView(body []byte, names []string) (doc *html.Node, ok bool) {
 	return htmlparse.ScanElements(unsafe.String(&body[0], len(body)), names)
 }
 
+// ScanElementsSureView is htmlparse.ScanElementsSure on body as ParseHTMLView would parse it: doc
+// as ScanElementsView's, and sure the copies of doc that stand for elements the parsed tree
+// certainly has (htmlparse.Sure).
+func ScanElementsSureView(body []byte, names []string) (doc *html.Node, sure []*html.Node, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, sure, ok = nil, nil, false
+		}
+	}()
+	body = bytes.TrimPrefix(body, bomUTF8)
+	var n int
+	if len(body) == 0 {
+		doc, n, ok = htmlparse.ScanElementsSure("", names)
+	} else {
+		doc, n, ok = htmlparse.ScanElementsSure(unsafe.String(&body[0], len(body)), names)
+	}
+	if !ok {
+		return nil, nil, false
+	}
+	return doc, htmlparse.Sure(doc, n), true
+}
+
 // ParseHTMLViewElements is ParseHTMLView that also returns the tree's elements in document order,
 // listed by the parser as it made them (nil when it moved some, see htmlparse.ParseStringElements):
 // the engine's XPath index is built from them without a walk of the tree.

@@ -25,9 +25,29 @@ import (
 // wanted name inside foreign content, or an svg or math tag after a select, frameset or template
 // (whose insertion modes may ignore it). The scan is one pass of the tokenizer: linear in s.
 func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
+	doc, _, ok = ScanElementsSure(s, names)
+	return doc, ok
+}
+
+// ScanElementsSure is ScanElements that also tells which copies stand for an element that
+// ParseString(s)'s tree does have (the same name and attributes): among the first sure children of
+// doc, those whose name is a PresenceName (Sure). An XPath of TagTests' shape that selects such a
+// copy therefore selects an element of the tree.
+//
+// A copy is sure when its name is one the builder inserts in every insertion mode but those of
+// select, frameset and template (PresenceName), no select, frameset or template tag came before it
+// (the scan's unsure: those copies come first), and its element cannot be removed afterwards:
+// the only removal is of the body and everything in it, by a <frameset> in body while the
+// frameset-ok flag is still set. That flag is cleared for good by the first text of characters
+// other than whitespace that the builder inserts outside select and frameset modes (whatever the
+// mode, such text ends up in the body's rules or foreign content's, which clear it), so a
+// frameset tag before any such text makes every copy unsure. Text is counted only where the scan is certain: not raw text or RCDATA (read
+// by the tokenizer for the builder's text mode, which keeps the flag), and only its bytes before
+// any '&' (a character reference may stand for whitespace).
+func ScanElementsSure(s string, names []string) (doc *html.Node, sure int, ok bool) {
 	for _, n := range names {
 		if !ScannableName(n) {
-			return nil, false
+			return nil, 0, false
 		}
 	}
 	var z tokenizer
@@ -39,15 +59,33 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 	// unsure: a select, frameset or template tag was seen, whose insertion modes may ignore an svg
 	// or math tag rather than open foreign content.
 	unsure := false
+	// copies counts the copies; sure is their count when unsure was first set.
+	copies := 0
+	sure = -1
+	// framesetOff: text was inserted that cleared the builder's frameset-ok flag (see above);
+	// sureLost: a frameset tag came before it, and the sure copies may have been removed.
+	framesetOff, sureLost := false, false
 	var tok token
 	// slab holds the copies' nodes, a few allocations rather than one per tag (a page has a hundred
 	// divs).
 	var slab []html.Node
 	for {
 		z.AllowCDATA(len(foreign) > 0)
+		// A text token read while the tokenizer has a raw tag is raw text or RCDATA.
+		rawText := z.rawTag != ""
 		switch z.Next() {
 		case errorToken:
-			return doc, true
+			if sure < 0 {
+				sure = copies
+			}
+			if sureLost {
+				sure = 0
+			}
+			return doc, sure, true
+		case textToken:
+			if !framesetOff && !unsure && !rawText && visibleText(z.src[z.data.start:z.data.end]) {
+				framesetOff = true
+			}
 		case startTagToken, selfClosingTagToken:
 			if z.data.start >= z.data.end {
 				continue
@@ -55,7 +93,7 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 			if len(foreign) > 0 {
 				_, name := z.tagName()
 				if breakout[name] || name == "font" || integrationName(name) || wanted(names, name) {
-					return nil, false
+					return nil, 0, false
 				}
 				// In foreign content a <style> or <title> is an element like any other.
 				z.NextIsNotRawText()
@@ -68,12 +106,18 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 			switch {
 			case asciiLowerEqual(raw, "svg") || asciiLowerEqual(raw, "math"):
 				if unsure {
-					return nil, false
+					return nil, 0, false
 				}
 				if z.tt == startTagToken {
 					foreign = append(foreign, asciiLower(raw))
 				}
 			case asciiLowerEqual(raw, "select") || asciiLowerEqual(raw, "frameset") || asciiLowerEqual(raw, "template"):
+				if !framesetOff && asciiLowerEqual(raw, "frameset") {
+					sureLost = true
+				}
+				if !unsure {
+					sure = copies
+				}
 				unsure = true
 			default:
 				for _, n := range names {
@@ -86,6 +130,7 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 						slab = slab[1:]
 						n.Type, n.DataAtom, n.Data, n.Attr = html.ElementNode, tok.DataAtom, tok.Data, tok.Attr
 						doc.AppendChild(n)
+						copies++
 						break
 					}
 				}
@@ -96,12 +141,55 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 					continue
 				}
 				if _, name := z.tagName(); name != foreign[len(foreign)-1] {
-					return nil, false
+					return nil, 0, false
 				}
 				foreign = foreign[:len(foreign)-1]
 			}
 		}
 	}
+}
+
+// PresenceName reports whether the tree builder inserts an element for every start tag named n
+// (a ScannableName) in every insertion mode but those of select, frameset and template, outside
+// foreign content: never ignored (a second form, a table part out of its table, a head), never
+// closing something and dropped. ScanElementsSure is sure of copies of these only.
+func PresenceName(n string) bool {
+	if !ScannableName(n) {
+		return false
+	}
+	switch n {
+	case "form", "frame", "frameset", "caption", "col", "td", "th", "thead", "tfoot", "table", "select",
+		"option", "optgroup", "template", "input", "keygen", "textarea", "head":
+		return false
+	}
+	return true
+}
+
+// Sure returns the copies of ScanElementsSure's doc that stand for elements of the tree, given
+// its sure.
+func Sure(doc *html.Node, sure int) []*html.Node {
+	var out []*html.Node
+	for c := doc.FirstChild; c != nil && sure > 0; c, sure = c.NextSibling, sure-1 {
+		if PresenceName(c.Data) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// visibleText reports whether text (a text token's source bytes, outside raw text) certainly
+// holds a character other than whitespace or NUL as the tree builder gets it: a byte above space
+// before any '&' (a character reference may stand for a space).
+func visibleText(text string) bool {
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '&':
+			return false
+		case c > ' ':
+			return true
+		}
+	}
+	return false
 }
 
 // scannableName reports whether the tree's elements named n all come from tags named n: a lower
