@@ -648,11 +648,82 @@ func schemaDefinitions() []def {
 }
 
 var (
-	imageDimsRe   = regexp.MustCompile(`(?:^|[^0-9])(\d{3,5})[xX](\d{3,5})(?:[^0-9]|$)`)
-	imageQueryW   = regexp.MustCompile(`(?i)[?&](?:w|width)=(\d{3,5})`)
-	imageQueryH   = regexp.MustCompile(`(?i)[?&](?:h|height)=(\d{3,5})`)
 	leadingDigits = regexp.MustCompile(`\d+`)
 )
+
+// imageDims is the size imageDimsRe finds in u (its first match's groups, as numbers), read by
+// one scan instead of the regexp package's backtracker (a recipe page's dozens of image URLs
+// cost 5% of its parse): the first run of 3 to 5 ASCII digits followed by 'x' or 'X' and another
+// such run, each run whole (a longer run of digits is no match, as the pattern's borders say).
+// FuzzImageDims holds it to the pattern.
+func imageDims(u string) (w, h int, ok bool) {
+	for i := 0; i < len(u); {
+		if !isASCIIDigit(u[i]) {
+			i++
+			continue
+		}
+		a := i
+		for i < len(u) && isASCIIDigit(u[i]) {
+			i++
+		}
+		if n := i - a; n < 3 || n > 5 || i >= len(u) || u[i] != 'x' && u[i] != 'X' {
+			continue
+		}
+		e := i + 1
+		for e < len(u) && isASCIIDigit(u[e]) {
+			e++
+		}
+		if n := e - (i + 1); n < 3 || n > 5 {
+			continue
+		}
+		w, _ = strconv.Atoi(u[a:i])
+		h, _ = strconv.Atoi(u[i+1 : e])
+		return w, h, true
+	}
+	return 0, 0, false
+}
+
+// queryDim is the number imageQueryW (short "w", long "width") or imageQueryH ("h", "height")
+// finds in u: after the first '?' or '&' followed by either name in any case and '=', 3 to 5
+// ASCII digits (the first 5 of a longer run). FuzzImageDims holds it to the patterns.
+func queryDim(u, short, long string) (int, bool) {
+	for i := 0; i < len(u); i++ {
+		if u[i] != '?' && u[i] != '&' {
+			continue
+		}
+		for _, name := range [2]string{short, long} {
+			k := i + 1 + len(name)
+			if k >= len(u) || u[k] != '=' || !asciiFold(u[i+1:k], name) {
+				continue
+			}
+			e := k + 1
+			for e < len(u) && e-(k+1) < 5 && isASCIIDigit(u[e]) {
+				e++
+			}
+			if e-(k+1) >= 3 {
+				n, _ := strconv.Atoi(u[k+1 : e])
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func isASCIIDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// asciiFold reports whether s is name (lower-case ASCII letters without k or s, whose case
+// folding holds no other rune) in any case.
+func asciiFold(s, name string) bool {
+	if len(s) != len(name) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 != name[i] {
+			return false
+		}
+	}
+	return true
+}
 
 type imageCandidate struct {
 	url           string
@@ -717,14 +788,12 @@ func bestImage(entries []any) (any, bool) {
 	for _, c := range cands {
 		w, h := c.width, c.height
 		if w == 0 || h == 0 {
-			if m := imageDimsRe.FindStringSubmatch(c.url); m != nil {
-				mw, _ := strconv.Atoi(m[1])
-				mh, _ := strconv.Atoi(m[2])
+			if mw, mh, ok := imageDims(c.url); ok {
 				w, h = cmpOr(w, mw), cmpOr(h, mh)
-			} else if mw, mh := imageQueryW.FindStringSubmatch(c.url), imageQueryH.FindStringSubmatch(c.url); mw != nil && mh != nil {
-				qw, _ := strconv.Atoi(mw[1])
-				qh, _ := strconv.Atoi(mh[1])
-				w, h = cmpOr(w, qw), cmpOr(h, qh)
+			} else if qw, okw := queryDim(c.url, "w", "width"); okw {
+				if qh, okh := queryDim(c.url, "h", "height"); okh {
+					w, h = cmpOr(w, qw), cmpOr(h, qh)
+				}
 			}
 		}
 		area := w * h
