@@ -420,20 +420,7 @@ func lend(dst, src map[string]any) bool {
 	return true
 }
 
-func typesAgree(a, b map[string]any) bool {
-	ta, tb := ldTypes(a), ldTypes(b)
-	if len(ta) == 0 || len(tb) == 0 {
-		return true
-	}
-	for _, x := range ta {
-		for _, y := range tb {
-			if strings.EqualFold(lastSegment(x), lastSegment(y)) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func typesAgree(a, b map[string]any) bool { return typeListsAgree(ldTypes(a), ldTypes(b)) }
 
 func ldTypes(o map[string]any) []string {
 	switch t := o["@type"].(type) {

@@ -144,45 +144,9 @@ func (d *fastDecoder) ldValue(p *Projection) (any, bool) {
 	return d.value()
 }
 
+// ldArray is an array whose elements are read by ldValue.
 func (d *fastDecoder) ldArray(p *Projection) (any, bool) {
-	if !d.enter() {
-		return nil, false
-	}
-	d.i++ // [
-	d.space()
-	if d.i < len(d.b) && d.b[d.i] == ']' {
-		d.i++
-		d.depth--
-		return []any{}, true
-	}
-	mark := len(d.elems)
-	for {
-		v, ok := d.ldValue(p)
-		if !ok {
-			return nil, false
-		}
-		d.elems = append(d.elems, v)
-		d.space()
-		if d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			ms := d.elems[mark:]
-			a := make([]any, len(ms))
-			copy(a, ms)
-			clear(ms)
-			d.elems = d.elems[:mark]
-			d.depth--
-			return d.slices.box(a), true
-		default:
-			return nil, false
-		}
-	}
+	return d.arrayOf(func() (any, bool) { return d.ldValue(p) })
 }
 
 // ldObject is a top-level object: its @type (FindJSONLD and flattenLD read it), its @graph (as

@@ -367,6 +367,11 @@ func (d *fastDecoder) descArray(named bool) (v any, found, ok bool) {
 
 // projArray is array whose elements are projected by elem.
 func (d *fastDecoder) projArray(elem *Projection) (any, bool) {
+	return d.arrayOf(func() (any, bool) { return d.projValue(elem) })
+}
+
+// arrayOf is array whose elements are read by elem (a projected or JSON-LD reading of each).
+func (d *fastDecoder) arrayOf(elem func() (any, bool)) (any, bool) {
 	if !d.enter() {
 		return nil, false
 	}
@@ -379,7 +384,7 @@ func (d *fastDecoder) projArray(elem *Projection) (any, bool) {
 	}
 	mark := len(d.elems)
 	for {
-		v, ok := d.projValue(elem)
+		v, ok := elem()
 		if !ok {
 			return nil, false
 		}
