@@ -640,12 +640,11 @@ func TestNativeAxesAndPositions(t *testing.T) {
 // Shapes whose antchfx answer native evaluation does not reproduce stay with antchfx.
 func TestNativeRefuses(t *testing.T) {
 	for _, src := range []string{
-		".//div[@class='x'][1]//span", // a position after a predicate on a descendant step: antchfx counts across parents
-		"//*[@data-sncf][1]",          // the same from the document
-		"//ul/li[@class='x'][2]",      // ... and on a child step with several contexts
-		"./li[@class='x'][last()]",    // antchfx's last() after another predicate
-		"(.//a/@href)[1]",             // a group of attributes
-		"(.//a)[position() < 3]",      // a group's position other than N or last()
+		"//ul/li[@class='x'][2]",    // a position after a predicate on a child step with several contexts: antchfx counts across them
+		".//a//span[@class='x'][1]", // ... and on a descendant step with several (see TestPositionAcrossParents)
+		"./li[@class='x'][last()]",  // antchfx's last() after another predicate
+		"(.//a/@href)[1]",           // a group of attributes
+		"(.//a)[position() < 3]",    // a group's position other than N or last()
 	} {
 		if compileNative(src) != nil {
 			t.Errorf("%s: native, want antchfx", src)
@@ -836,4 +835,42 @@ func TestItemFromDocumentIndex(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hasText against the string value it stands for, on every node of a tree: text split across
+// elements and comments, Unicode spaces, and bytes that are not UTF-8 (a sequence split by a tag).
+func checkHasText(t *testing.T, doc string) {
+	t.Helper()
+	root, err := dom.ParseHTML([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := root; n != nil; n = nextNode(n, root) {
+		if got, want := hasText(n), !allSpace(stringValue(n)); got != want {
+			t.Errorf("hasText(<%s> %d) in %q = %v, want %v", n.Data, n.Type, doc, got, want)
+		}
+	}
+}
+
+func TestHasText(t *testing.T) {
+	for _, doc := range []string{
+		"<p>a</p>", "<p> </p>", "<p></p>", "<div> <b> \t</b>\n<i>x</i></div>", "<div><!-- c --> </div>",
+		"<div>\u00a0<b>\u2003</b></div>", "<div> <b>\u00a0x</b></div>", "<p>\xe2\x80<b>\x80</b></p>",
+		"<p>\xe2\x80</p>", "<div><p> </p><p></p></div><span>\v\f\r</span>", "<!DOCTYPE html><p>\x85</p>",
+	} {
+		checkHasText(t, doc)
+	}
+}
+
+// FuzzHasText compares hasText with building the string value on any page.
+func FuzzHasText(f *testing.F) {
+	for _, s := range []string{"<p> <b>x</b></p>", "<div>\u00a0<!--c--><i> </i></div>", "<p>\xe2\x80<b>\x80</b></p>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		if len(doc) > 4096 {
+			return
+		}
+		checkHasText(t, doc)
+	})
 }

@@ -53,6 +53,7 @@ type nativeStep struct {
 	sibling    int    // 1: following-sibling::, -1: preceding-sibling::
 	ancestor   bool   // ancestor:: (nearest first)
 	pos        int    // a final [N]: only the Nth match in axis order (1 is the nearest)
+	across     int    // a final [N] after other predicates of a descendant step: the Nth match over all parents (see each)
 	last       bool   // a final [last()]
 	text       bool   // the text() node test
 	name       string // element name or "*" (or "text()")
@@ -210,6 +211,14 @@ func parseNativePath(s string) *nativePath {
 				if last && (ancestor || sibling != 0) {
 					return nil // antchfx's last() on these axes is not the XPath one: leave it to antchfx
 				}
+				if len(st.preds)+len(costly) > 0 && desc && single && !last {
+					// //x[@a][N] from one context: antchfx takes the parents one by one (as for
+					// //x[N]) but counts the matches across all of them, so the step selects one
+					// node, the Nth match in that order (Google's first non-empty snippet part).
+					st.across = pos
+					s = s[end+1:]
+					continue
+				}
 				if len(st.preds)+len(costly) > 0 && !ancestor && (desc || !single || last) {
 					// counted across contexts by antchfx (see single); its last() after another
 					// predicate counts what the predicate did not filter. On the ancestor axis
@@ -221,7 +230,7 @@ func parseNativePath(s string) *nativePath {
 				s = s[end+1:]
 				continue
 			}
-			if st.pos > 0 || st.last {
+			if st.pos > 0 || st.last || st.across > 0 {
 				return nil
 			}
 			pred := parsePred(strings.TrimSpace(s[1:end]))
@@ -458,7 +467,7 @@ func parsePred(s string) nodePred {
 		}
 	}
 	if s == "normalize-space(.)" || s == "normalize-space()" {
-		return func(n *html.Node) bool { return !allSpace(stringValue(n)) }
+		return hasText
 	}
 	if s == "*" || isName(s) {
 		name := s
@@ -781,6 +790,45 @@ func isXMLSpace(c byte) bool {
 
 func allSpace(s string) bool { return strings.TrimSpace(s) == "" }
 
+// hasText is normalize-space() as a predicate: whether n's string value holds anything but white
+// space. Google's result blocks are tested for it node by node, and building a block's whole text
+// to find its first letter cost a tenth of a SERP's extraction; the text nodes are read in order
+// instead, up to the first byte that is not ASCII space. A byte outside ASCII may start a space
+// (U+00A0, U+2003...), or, in a page that is not valid UTF-8, complete a sequence begun in the
+// previous text node: then the string value is built and tested as it was.
+func hasText(n *html.Node) bool {
+	if n.Type != html.ElementNode && n.Type != html.DocumentNode {
+		return !allSpace(stringValue(n))
+	}
+	for c := n.FirstChild; c != nil; {
+		switch c.Type {
+		case html.TextNode:
+			for i := 0; i < len(c.Data); i++ {
+				switch b := c.Data[i]; {
+				case b >= utf8.RuneSelf:
+					return !allSpace(stringValue(n))
+				case b != ' ' && (b < '\t' || b > '\r'):
+					return true
+				}
+			}
+		case html.ElementNode, html.DocumentNode:
+			// stringValue reads the text of elements (and documents) only
+			if c.FirstChild != nil {
+				c = c.FirstChild
+				continue
+			}
+		}
+		for c.NextSibling == nil {
+			c = c.Parent
+			if c == n {
+				return false
+			}
+		}
+		c = c.NextSibling
+	}
+	return false
+}
+
 // attrPresence returns, for an @attr argument, whether a node has the attribute; nil otherwise.
 func attrPresence(a string) func(*html.Node) bool {
 	if strings.HasPrefix(a, "@") && isName(a[1:]) {
@@ -964,6 +1012,20 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 			return yield(c)
 		}
 		return true
+	case st.descendant && st.across > 0:
+		// the parents in document order, each one's children in order, as for //x[N], with
+		// one count of the matches over them all: only the Nth is selected
+		each := *st
+		each.across, each.byParent = 0, true
+		k, stopped := 0, false
+		each.each(c, root, sub, func(n *html.Node) bool {
+			if k++; k < st.across {
+				return true
+			}
+			stopped = !yield(n)
+			return false
+		})
+		return !stopped
 	case st.descendant && (st.pos > 0 || st.last || st.byParent):
 		// //x[N] is descendant-or-self::node()/child::x[N]: antchfx takes the parents in document
 		// order and yields each one's Nth x, so a nested parent's x can come before an outer one's.

@@ -48,3 +48,30 @@ func TestTextPredicateBeforePosition(t *testing.T) {
 	}
 	checkXPathWays(t, `<div><a><span> </span><span>x</span><b><span>y</span></b></a></div>`, ".//a//span[normalize-space()][1]")
 }
+
+// A position after other predicates of a descendant step from one context: antchfx takes the
+// parents in document order and counts over all of them, so the step selects the Nth match in that
+// order, which the native evaluation follows (Google's snippet: the first non-empty part of a
+// result block). Nested parents put a later element first: the outer div's children (the second
+// x, C) come before the nested one's (B).
+func TestPositionAcrossParents(t *testing.T) {
+	srcs := []string{
+		".//*[@class='x'][normalize-space()][1]", ".//*[@class='x'][1]", ".//*[@class='x'][2]", ".//div[@class='x'][3]",
+		"ancestor::*[@id][1]//*[@class='x'][normalize-space()][1]", "//*[@class='x'][normalize-space()][2]",
+		"boolean(.//*[@class='x'][normalize-space()][4])", "count(.//*[@class='x'][1])",
+	}
+	for _, src := range srcs {
+		if compileNative(src) == nil {
+			t.Errorf("%s: not native", src)
+		}
+	}
+	for _, doc := range []string{
+		`<div id="r"><p class="x"> </p><div class="y"><b class="x">B</b></div><i class="x">C</i></div>`,
+		`<div id="r"><div class="x"><div class="x">1</div></div><div class="x">2</div><div class="x"> </div></div>`,
+		`<section id="s"><div><span class="x"></span></div><div><span class="x">a</span><span class="x">b</span></div></section>`,
+	} {
+		for _, src := range srcs {
+			checkXPathWays(t, doc, src)
+		}
+	}
+}
