@@ -151,3 +151,17 @@ func FuzzAbsURLShortcuts(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPlainAbsURL is a marketplace card's link: a product path and a long tracking query (the
+// shape AliExpress's search cards carry, some 740 bytes), checked once per card by absURL and once
+// by the url field's coercion.
+func BenchmarkPlainAbsURL(b *testing.B) {
+	u := "https://www.example.com/item/Simple-Design-Bell-Star-Heart-Charms-Anklet-Chains-Barefoot-Sandal/32802190624.html?ws_ab_test=" +
+		strings.Repeat("searchweb201602_4_10152_10065_", 20) + "&btsid=0a1b2c3d-4e5f&algo_expid=abc-0&algo_pvid=def"
+	b.SetBytes(int64(len(u)))
+	for b.Loop() {
+		if !PlainAbsURL(u) {
+			b.Fatal("not plain")
+		}
+	}
+}
