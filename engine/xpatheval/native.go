@@ -237,7 +237,7 @@ func parseNativePath(s string) *nativePath {
 			if pred == nil {
 				return nil
 			}
-			if readsText(s[1:end]) {
+			if readsText(s[1:end]) || walksUp(s[1:end]) {
 				costly = append(costly, pred)
 			} else {
 				st.preds = append(st.preds, pred)
@@ -248,7 +248,8 @@ func parseNativePath(s string) *nativePath {
 		}
 		// A step's predicates are filters of the node alone (positions are st.pos and st.last), so
 		// their order does not change what the step selects: those reading the node's text, whose
-		// string value is a walk of its subtree, run last, on the nodes the others let through.
+		// string value is a walk of its subtree, and those walking its ancestors run last, in the
+		// order written, on the nodes the others let through.
 		st.preds = append(st.preds, costly...)
 		p.steps = append(p.steps, st)
 		single = single && (st.name == "#root" || st.self || st.parent || !st.descendant && (st.pos > 0 || st.last))
@@ -279,6 +280,28 @@ func readsText(p string) bool {
 			return true
 		case '(':
 			if i+1 < len(p) && p[i+1] == ')' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// walksUp reports whether a predicate has an ancestor step outside a literal: a test of every
+// ancestor up to the root. Google's result links are tested for a dozen kinds of enclosing block
+// (not(ancestor::*[@data-initq or ...])), twenty levels deep, and then for a heading (.//h3): the
+// heading, which few links have, is the cheaper test to run first.
+func walksUp(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(p[i+1:], c)
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case 'a':
+			if strings.HasPrefix(p[i:], "ancestor::") || strings.HasPrefix(p[i:], "ancestor-or-self::") {
 				return true
 			}
 		}

@@ -14,8 +14,27 @@ func TestTextPredicatesLast(t *testing.T) {
 		".//span[normalize-space()][@class]",
 		".//div[.//span][contains(@class, 'card')]",
 		".//*[string-length(.) > 3][self::span]",
+		".//span[not(ancestor::*[@class='card'])][normalize-space()]",
+		".//*[ancestor::div[@id='r']][.//span][self::div]",
 	} {
 		checkXPathWays(t, doc, x)
+	}
+}
+
+func TestWalksUp(t *testing.T) {
+	for _, c := range []struct {
+		pred string
+		want bool
+	}{
+		{"not(ancestor::*[@data-initq or @data-text-ad])", true},
+		{"ancestor-or-self::div", true},
+		{"contains(@class, 'ancestor::')", false},
+		{"@data-ancestor", false},
+		{".//h3", false},
+	} {
+		if got := walksUp(c.pred); got != c.want {
+			t.Errorf("walksUp(%s) = %v, want %v", c.pred, got, c.want)
+		}
 	}
 }
 
