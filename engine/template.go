@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr/vm"
@@ -160,9 +161,17 @@ func stringify(v any) string {
 		return x
 	case float64:
 		if x == float64(int64(x)) {
-			return fmt.Sprintf("%d", int64(x))
+			return strconv.FormatInt(int64(x), 10)
 		}
-		return fmt.Sprintf("%g", x)
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case int:
+		// a parameter's default (pages: 1), read on every request: fmt's printer state, which a
+		// collection empties, is not worth taking for it
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
 	default:
 		return fmt.Sprint(x)
 	}
