@@ -350,7 +350,7 @@ func (r *run) page() (map[string]any, error) {
 func (r *run) ruleErr(rl *rule, env map[string]any) *errcode.Error {
 	e := &errcode.Error{Code: rl.code, Detail: rl.detail}
 	if rl.message != nil {
-		if m, err := rl.message.eval(env, nil); err == nil {
+		if m, err := rl.message.eval(&r.machine, env, nil); err == nil {
 			e.Message = m
 		}
 	}
@@ -492,7 +492,7 @@ func statusOK(st *step, status int) bool {
 }
 
 func (r *run) request(st *step) (*Request, error) {
-	u, err := st.url.evalURL(r.env)
+	u, err := st.url.evalURL(&r.machine, r.env)
 	if err != nil {
 		return nil, errcode.New(errcode.ExtractionFailed, "step %s: building the URL: %v", st.id, err)
 	}
@@ -503,7 +503,7 @@ func (r *run) request(st *step) (*Request, error) {
 	if len(st.query) > 0 {
 		q := pu.Query()
 		for _, kv := range st.query {
-			v, err := kv.val.eval(r.env, nil)
+			v, err := kv.val.eval(&r.machine, r.env, nil)
 			if err != nil {
 				return nil, errcode.New(errcode.ExtractionFailed, "step %s: query %s: %v", st.id, kv.key, err)
 			}
@@ -520,7 +520,7 @@ func (r *run) request(st *step) (*Request, error) {
 			if kv.val == nil {
 				continue
 			}
-			v, err := kv.val.eval(r.env, nil)
+			v, err := kv.val.eval(&r.machine, r.env, nil)
 			if err != nil {
 				return nil, errcode.New(errcode.ExtractionFailed, "step %s: header %s: %v", st.id, kv.key, err)
 			}
@@ -530,14 +530,14 @@ func (r *run) request(st *step) (*Request, error) {
 		}
 	}
 	if st.json != nil {
-		v, err := renderJSON(st.json, r.env)
+		v, err := renderJSON(&r.machine, st.json, r.env)
 		if err != nil {
 			return nil, errcode.New(errcode.ExtractionFailed, "step %s: JSON body: %v", st.id, err)
 		}
 		req.Body, _ = json.Marshal(v)
 		req.Header.Set("Content-Type", "application/json")
 	} else if st.body != nil {
-		b, err := st.body.eval(r.env, nil)
+		b, err := st.body.eval(&r.machine, r.env, nil)
 		if err != nil {
 			return nil, errcode.New(errcode.ExtractionFailed, "step %s: body: %v", st.id, err)
 		}
@@ -546,14 +546,14 @@ func (r *run) request(st *step) (*Request, error) {
 	return req, nil
 }
 
-func renderJSON(v any, env map[string]any) (any, error) {
+func renderJSON(m *vm.VM, v any, env map[string]any) (any, error) {
 	switch x := v.(type) {
 	case *template:
-		return x.value(env)
+		return x.value(m, env)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, vv := range x {
-			rv, err := renderJSON(vv, env)
+			rv, err := renderJSON(m, vv, env)
 			if err != nil {
 				return nil, err
 			}
@@ -563,7 +563,7 @@ func renderJSON(v any, env map[string]any) (any, error) {
 	case []any:
 		out := make([]any, len(x))
 		for i, vv := range x {
-			rv, err := renderJSON(vv, env)
+			rv, err := renderJSON(m, vv, env)
 			if err != nil {
 				return nil, err
 			}

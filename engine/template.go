@@ -84,7 +84,7 @@ func closingBrace(s string) int {
 func (t *template) single() bool { return len(t.parts) == 1 && t.parts[0].prog != nil }
 
 // eval renders the template. escape, when set, is applied to expression values (path escaping in URLs).
-func (t *template) eval(env map[string]any, escape func(string) string) (string, error) {
+func (t *template) eval(m *vm.VM, env map[string]any, escape func(string) string) (string, error) {
 	if t == nil {
 		return "", nil
 	}
@@ -97,7 +97,7 @@ func (t *template) eval(env map[string]any, escape func(string) string) (string,
 			b.WriteString(p.lit)
 			continue
 		}
-		v, err := vm.Run(p.prog, env)
+		v, err := m.Run(p.prog, env)
 		if err != nil {
 			return "", fmt.Errorf("evaluating ${ %s }: %w", p.code, err)
 		}
@@ -111,18 +111,18 @@ func (t *template) eval(env map[string]any, escape func(string) string) (string,
 }
 
 // value evaluates a template that may be a single expression, keeping its type (JSON bodies).
-func (t *template) value(env map[string]any) (any, error) {
+func (t *template) value(m *vm.VM, env map[string]any) (any, error) {
 	if t.single() {
-		return vm.Run(t.parts[0].prog, env)
+		return m.Run(t.parts[0].prog, env)
 	}
-	return t.eval(env, nil)
+	return t.eval(m, env, nil)
 }
 
 // evalURL renders a URL template: values inside the path are path-escaped, values after ? are
 // query-escaped, and a template that is one expression alone is taken as a whole URL.
-func (t *template) evalURL(env map[string]any) (string, error) {
+func (t *template) evalURL(m *vm.VM, env map[string]any) (string, error) {
 	if t.single() {
-		return t.eval(env, nil)
+		return t.eval(m, env, nil)
 	}
 	inQuery := false
 	var b strings.Builder
@@ -134,7 +134,7 @@ func (t *template) evalURL(env map[string]any) (string, error) {
 			}
 			continue
 		}
-		v, err := vm.Run(p.prog, env)
+		v, err := m.Run(p.prog, env)
 		if err != nil {
 			return "", fmt.Errorf("evaluating ${ %s }: %w", p.code, err)
 		}
