@@ -91,7 +91,7 @@ func pathNeeds(p *nativePath) []attrNeed {
 	var out []attrNeed
 	for i := range p.steps {
 		st := &p.steps[i]
-		if st.name == "#root" || st.parent || st.self || st.sibling != 0 || st.ancestor {
+		if st.name == "#root" || st.parent || st.self || st.sibling != 0 || st.ancestor || st.preceding {
 			return nil
 		}
 		out = append(out, st.needs...)

@@ -426,7 +426,7 @@ func (g *xgen) steps(k int) string {
 			continue
 		case 1:
 			if sep == "/" {
-				s += "/" + g.pick("following-sibling::", "preceding-sibling::", "ancestor::")
+				s += "/" + g.pick("following-sibling::", "preceding-sibling::", "ancestor::", "preceding::")
 				s += g.step()
 				continue
 			}

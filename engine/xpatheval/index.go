@@ -292,7 +292,9 @@ func analyzeBranch(b string, inUnion bool) *fastBranch {
 		// one candidate at a time would count differently.
 		return nil
 	}
-	fb.positional = pos
+	// antchfx's preceding axis is not in document order either: what it makes of nested
+	// candidates is its own
+	fb.positional = pos || strings.Contains(rest, "preceding::")
 	for _, p := range preds {
 		if keys := predicateKeys(p); keys != nil {
 			fb.keys = keys

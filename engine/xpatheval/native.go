@@ -52,6 +52,7 @@ type nativeStep struct {
 	self       bool   // self::name
 	sibling    int    // 1: following-sibling::, -1: preceding-sibling::
 	ancestor   bool   // ancestor:: (nearest first)
+	preceding  bool   // preceding:: (in antchfx's order, see each)
 	pos        int    // a final [N]: only the Nth match in axis order (1 is the nearest)
 	across     int    // a final [N] after other predicates of a descendant step: the Nth match over all parents (see each)
 	last       bool   // a final [last()]
@@ -160,7 +161,7 @@ func parseNativePath(s string) *nativePath {
 			s = s[2:]
 			continue
 		}
-		self, sibling, ancestor := false, 0, false
+		self, sibling, ancestor, preceding := false, 0, false, false
 		switch {
 		case strings.HasPrefix(s, "self::"):
 			if desc || len(p.steps) > 0 {
@@ -173,12 +174,14 @@ func parseNativePath(s string) *nativePath {
 			sibling, s = 1, s[len("following-sibling::"):]
 		case strings.HasPrefix(s, "preceding-sibling::") && !desc:
 			sibling, s = -1, s[len("preceding-sibling::"):]
+		case strings.HasPrefix(s, "preceding::") && !desc:
+			preceding, s = true, s[len("preceding::"):]
 		}
-		st := nativeStep{descendant: desc, self: self, sibling: sibling, ancestor: ancestor}
+		st := nativeStep{descendant: desc, self: self, sibling: sibling, ancestor: ancestor, preceding: preceding}
 		var costly []nodePred
 		if strings.HasPrefix(s, "text()") {
 			// text nodes: children of the context only
-			if desc || self || sibling != 0 || ancestor {
+			if desc || self || sibling != 0 || ancestor || preceding {
 				return nil
 			}
 			st.text, st.name, s = true, "text()", s[len("text()"):]
@@ -207,6 +210,9 @@ func parseNativePath(s string) *nativePath {
 				// them would count from a different set.
 				if self || st.pos > 0 || st.last || (len(s) > end+1 && s[end+1] == '[') {
 					return nil
+				}
+				if preceding && (last || len(st.preds)+len(costly) > 0) {
+					return nil // counted by antchfx in ways each does not follow
 				}
 				if last && (ancestor || sibling != 0) {
 					return nil // antchfx's last() on these axes is not the XPath one: leave it to antchfx
@@ -252,7 +258,7 @@ func parseNativePath(s string) *nativePath {
 		// order written, on the nodes the others let through.
 		st.preds = append(st.preds, costly...)
 		p.steps = append(p.steps, st)
-		single = single && (st.name == "#root" || st.self || st.parent || !st.descendant && (st.pos > 0 || st.last))
+		single = single && (st.name == "#root" || st.self || st.parent || !st.descendant && !st.preceding && (st.pos > 0 || st.last))
 	}
 	if len(p.steps) == 0 {
 		return nil
@@ -1035,6 +1041,30 @@ func (st *nativeStep) each(c, root *html.Node, sub *subtree, yield func(*html.No
 			return yield(c)
 		}
 		return true
+	case st.preceding:
+		// antchfx's preceding axis: the previous siblings of c, nearest first, each followed by
+		// its descendants in document order, then the same from c's parent, and so on up; a
+		// position counts afresh at each step up (so [1] is the first match of each level).
+		k := 0
+		for n := c; ; {
+			for n.PrevSibling == nil {
+				if n = n.Parent; n == nil {
+					return true
+				}
+				k = 0
+			}
+			n = n.PrevSibling
+			for m := n; m != nil; m = nextNode(m, n) {
+				if !st.match(m) {
+					continue
+				}
+				if k++; st.pos == 0 || k == st.pos {
+					if !yield(m) {
+						return false
+					}
+				}
+			}
+		}
 	case st.descendant && st.across > 0:
 		// the parents in document order, each one's children in order, as for //x[N], with
 		// one count of the matches over them all: only the Nth is selected

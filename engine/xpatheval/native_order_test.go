@@ -94,3 +94,33 @@ func TestPositionAcrossParents(t *testing.T) {
 		}
 	}
 }
+
+// The preceding axis in antchfx's order (each previous sibling, nearest first, then its subtree in
+// document order; then the same one level up) with its positions counted afresh at each level up:
+// Amazon's best-seller title is the h1 before the grid (preceding::h1[1]).
+func TestPrecedingAxis(t *testing.T) {
+	srcs := []string{
+		"//div[@class='grid']/preceding::h1[1]", "//div[@class='grid']/preceding::h1", "//div[@class='grid']/preceding::*[2]",
+		"//b/preceding::h1[1]", "//b/preceding::*", "//div/preceding::h1[1]/@id", "boolean(//p/preceding::h1[3])",
+		"//div[@class='grid']/preceding::span[@id]",
+	}
+	for _, src := range srcs[:len(srcs)-1] {
+		if compileNative(src) == nil {
+			t.Errorf("%s: not native", src)
+		}
+	}
+	for _, src := range []string{"//div/preceding::h1[@id][1]", "//div/preceding::h1[last()]", "//div/preceding::text()"} {
+		if compileNative(src) != nil {
+			t.Errorf("%s: native, want antchfx", src)
+		}
+	}
+	for _, doc := range []string{
+		`<div><h1 id="a">A</h1><section><h1 id="b">B</h1><p><h1 id="c">C</h1></p></section><h1 id="d">D</h1><div class="grid"><b>x</b></div></div>`,
+		`<h1 id="top">T</h1><div><span id="s"><h1 id="in">I</h1></span>text<!-- c --><div class="grid"><div class="grid"><b>y</b></div></div></div><p>z</p>`,
+		`<div class="grid"></div><h1>after</h1>`,
+	} {
+		for _, src := range srcs {
+			checkXPathWays(t, doc, src)
+		}
+	}
+}
