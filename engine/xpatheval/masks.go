@@ -62,7 +62,9 @@ func (m *litMasks) bitOf(l string) uint64 {
 	}
 	p := unsafe.StringData(l)
 	// p keeps the bytes alive: no other literal can have them while the entry holds them
-	s := &m.seen[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(l)))%uintptr(len(m.seen))]
+	// Fibonacci hashing of the address: the literals' bytes are laid out in runs of allocations
+	// whose low bits repeat, and a slot taken by two literals of a card goes back to bit
+	s := &m.seen[(uint64(uintptr(unsafe.Pointer(p)))+uint64(len(l)))*0x9E3779B97F4A7C15>>58]
 	if s.p == p && s.n == len(l) {
 		return s.bit // the same bytes: the same literal
 	}
