@@ -92,16 +92,21 @@ func (m *litMasks) newBit(l string) uint64 {
 	return 1 << b
 }
 
-// maskOf returns which of the literals in want the element value v holds, testing each literal on
-// a distinct value once per document. v is in the document's joined values, which are never
-// written after the index is built: the memo keys on them without a copy.
-func (m *litMasks) maskOf(v string, want uint64) uint64 {
+// index returns the memo entry of the element value v. v is in the document's joined values,
+// which are never written after the index is built: the memo keys on them without a copy.
+func (m *litMasks) index(v string) int32 {
 	i, ok := m.memo[v]
 	if !ok {
 		i = int32(len(m.vals))
 		m.vals = append(m.vals, valMask{})
 		m.memo[v] = i
 	}
+	return i
+}
+
+// maskAt returns which of the literals in want v (the value of entry i) holds, testing each
+// literal on a distinct value once per document.
+func (m *litMasks) maskAt(i int32, v string, want uint64) uint64 {
 	vm := &m.vals[i]
 	if todo := want &^ vm.known; todo != 0 {
 		for t := todo; t != 0; t &= t - 1 {
@@ -116,15 +121,28 @@ func (m *litMasks) maskOf(v string, want uint64) uint64 {
 }
 
 // cardMasks is one item's masks over its part of a document-joined attribute: emask[k] is what
-// the k-th element's values hold of the literals in known, mask their OR.
+// the k-th element's values hold of the literals in known, mask their OR. vals and idx are the
+// item's element values and their memo entries; prevVals and prevIdx the previous item's, of the
+// document prevOf: the items of a list share a template, so the k-th element of an item mostly
+// has the value the k-th of the previous one had, which a comparison of the two strings finds for
+// less than the memo's look-up.
 type cardMasks struct {
 	mask, known uint64
 	emask       []uint64
+
+	vals, prevVals []string
+	idx, prevIdx   []int32
+	of, prevOf     *litMasks
 }
 
-// reset forgets the previous item's masks, keeping the storage.
+// reset forgets the item's masks, keeping the storage, and its values as the previous item's.
 func (c *cardMasks) reset() {
 	c.mask, c.known, c.emask = 0, 0, c.emask[:0]
+	if len(c.vals) > 0 {
+		c.prevVals, c.vals = c.vals, c.prevVals[:0]
+		c.prevIdx, c.idx = c.idx, c.prevIdx[:0]
+		c.prevOf = c.of
+	}
 }
 
 // holds returns which literals of want some element of j (an item's part of the document's
@@ -145,23 +163,37 @@ func (c *cardMasks) fill(j *joinedAttr, m *litMasks) {
 	}
 	n := len(j.elems)
 	if c.known == 0 {
-		// the item's first fill (reset emptied them)
+		// the item's first fill (reset emptied them): its values and their entries
 		c.emask = slices.Grow(c.emask[:0], n)[:n]
 		clear(c.emask)
+		c.vals, c.idx, c.of = c.vals[:0], c.idx[:0], m
+		prev := len(c.prevVals)
+		if c.prevOf != m {
+			prev = 0 // another document's entries
+		}
+		for k := range n {
+			from := j.starts[k] - j.base
+			end := len(j.vals)
+			if k+1 < n {
+				end = j.starts[k+1] - j.base
+			}
+			// the element's values without the zero byte after the last: a literal without a
+			// zero byte is in them if and only if it is in one of the values
+			var v string
+			if end-1 > from {
+				v = unsafe.String(&j.vals[from], end-1-from)
+			}
+			var i int32
+			if k < prev && c.prevVals[k] == v {
+				i = c.prevIdx[k]
+			} else {
+				i = m.index(v)
+			}
+			c.vals, c.idx = append(c.vals, v), append(c.idx, i)
+		}
 	}
-	for k := range n {
-		from := j.starts[k] - j.base
-		end := len(j.vals)
-		if k+1 < n {
-			end = j.starts[k+1] - j.base
-		}
-		// the element's values without the zero byte after the last: a literal without a zero
-		// byte is in them if and only if it is in one of the values
-		var v string
-		if end-1 > from {
-			v = unsafe.String(&j.vals[from], end-1-from)
-		}
-		got := m.maskOf(v, todo)
+	for k, v := range c.vals {
+		got := m.maskAt(c.idx[k], v, todo)
 		c.emask[k] |= got
 		c.mask |= got
 	}

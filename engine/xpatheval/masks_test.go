@@ -22,9 +22,13 @@ import (
 // stops at the first difference, which it reports with t.Errorf (forEachPage's workers may not
 // call Fatal).
 func checkMasks(t *testing.T, name string, root *html.Node, sets map[string][][]rareString, rng *rand.Rand) (masked int) {
+	return checkMasksWith(t, &subtree{}, name, root, sets, rng)
+}
+
+// checkMasksWith is checkMasks with the items' subtree sub, which may have served another document.
+func checkMasksWith(t *testing.T, sub *subtree, name string, root *html.Node, sets map[string][][]rareString, rng *rand.Rand) (masked int) {
 	t.Helper()
 	idx := buildIndex(root, joiningWant(), nil)
-	var sub subtree
 	attrs := make([]string, 0, len(sets))
 	for a := range sets {
 		attrs = append(attrs, a)
@@ -197,6 +201,33 @@ func TestCardMasksEdges(t *testing.T) {
 	}
 	if checkMasks(t, "edges", root, sets, rand.New(rand.NewPCG(1, 2))) == 0 {
 		t.Fatal("no answer came from masks")
+	}
+}
+
+// TestCardMasksNextDocument: an evaluator's items subtree serves one document after another; the
+// values an item shares with the previous item are looked up again in a new document's memo,
+// whose entries are in another order.
+func TestCardMasksNextDocument(t *testing.T) {
+	card := func(a, b, c string) string {
+		return `<li class="card"><span class="` + a + `">1</span><b class="` + b + `">2</b><i class="` + c + `">3</i></li>`
+	}
+	// the last item with values of the first document is the p, whose span's value "price" is the
+	// first value of the second document's first item (its html element), taken from the previous
+	// item's: its entry must not be the first document's
+	docs := []string{
+		`<ul class="list">` + card("price", "title", "badge") + card("price", "title", "badge") + `</ul><p class="q"><span class="price">4</span></p>`,
+		`<div class="price"><b class="y">5</b><b class="z">6</b><b class="w">7</b></div><ul class="list">` + card("x", "y", "z") + card("badge", "price", "title") + card("price", "title", "badge") + `</ul>`,
+	}
+	ls := [][]rareString{{newRareString("price")}, {newRareString("badge")}, {newRareString("title")}, {newRareString("y")}}
+	sub := &subtree{}
+	for i, d := range docs {
+		root, err := dom.ParseHTML([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checkMasksWith(t, sub, fmt.Sprint("document ", i), root, map[string][][]rareString{"class": ls}, rand.New(rand.NewPCG(3, 4))) == 0 {
+			t.Fatal("no answer came from masks")
+		}
 	}
 }
 
