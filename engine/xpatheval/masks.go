@@ -83,7 +83,7 @@ func (m *litMasks) newBit(l string) uint64 {
 	}
 	if m.bit == nil {
 		m.bit = make(map[string]uint8, 16)
-		m.memo = make(map[string]int32, 256)
+		m.memo = make(map[string]int32, 64)
 	}
 	b := uint8(len(m.lits))
 	m.bit[l] = b
