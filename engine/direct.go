@@ -57,6 +57,8 @@ type frame struct {
 	// variable declared at depth d of the expression is vars[vbase+d] while its body runs.
 	vars  []any
 	vbase int
+	// counts is where each count over items stopped (see countmemo.go).
+	counts []countMemo
 }
 
 // dctx is what compiling a node needs: the function table and the let variables in scope, the
@@ -410,6 +412,7 @@ func directCount(x *ast.BuiltinNode, cx *dctx) dnode {
 	if coll == nil || body == nil {
 		return nil
 	}
+	carries := countCarries(x.Arguments[0], pred.Node, cx)
 	return func(f *frame) (any, state) {
 		c, st := coll(f)
 		if st != stOK {
@@ -421,8 +424,13 @@ func directCount(x *ast.BuiltinNode, cx *dctx) dnode {
 		}
 		prev := f.elem
 		defer func() { f.elem = prev }()
-		n := 0
-		for _, e := range l {
+		from, n := 0, 0
+		var memo *countMemo
+		if carries {
+			memo = f.countMemo(x)
+			from, n = memo.carried(l)
+		}
+		for _, e := range l[from:] {
 			f.elem = e
 			v, st := body(f)
 			b, ok := v.(bool)
@@ -432,6 +440,9 @@ func directCount(x *ast.BuiltinNode, cx *dctx) dnode {
 			if b {
 				n++
 			}
+		}
+		if memo != nil {
+			memo.list, memo.n = l, n
 		}
 		return n, stOK
 	}

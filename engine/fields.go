@@ -220,7 +220,13 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 		return out, nil
 	}
 	out := make([]any, 0, n)
-	items := []any{}
+	// items grows in place, never past its capacity: a count over it carries on from the
+	// previous item's (see countmemo.go)
+	prevItems := 0
+	if depth == 0 && r.plan.paginate != nil && r.plan.paginate.items == f {
+		prevItems = len(r.prevItems)
+	}
+	items := make([]any, 0, prevItems+n)
 	if depth == 0 && r.plan.paginate != nil && r.plan.paginate.items == f {
 		// Positions continue across pages: earlier pages' items are visible as items.
 		items = append(items, r.prevItems...)

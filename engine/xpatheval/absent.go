@@ -117,6 +117,12 @@ type joinedAttr struct {
 	// cursor, in the document's (which belongs to one run's evaluator), is where the last item's
 	// part ended in pos: items come in document order, so the next part is looked for from there.
 	cursor int
+
+	// masks, in the document's, is the literals asked of its values and the masks of its
+	// elements' values (see masks.go), made on the first ask; doc, in an item's part, is the
+	// document's.
+	masks *litMasks
+	doc   *joinedAttr
 }
 
 // within returns the part of j (the document's) over the elements all[lo:hi]: a list item's
@@ -133,7 +139,7 @@ func (j *joinedAttr) within(lo, hi int) joinedAttr {
 	if a < b {
 		from = j.starts[a]
 	}
-	return joinedAttr{name: j.name, vals: j.vals[from:end:end], elems: j.elems[a:b:b], starts: j.starts[a:b:b], base: from}
+	return joinedAttr{name: j.name, vals: j.vals[from:end:end], elems: j.elems[a:b:b], starts: j.starts[a:b:b], base: from, doc: j}
 }
 
 // firstFrom returns the first k with pos[k] >= v (len(pos) when none), as sort.Search over all of
@@ -220,9 +226,15 @@ func (j *joinedAttr) nextHolding(l rareString, k int) int {
 // same attributes (Amazon's cards some eight: href, id, data-cy, data-component-type...), and
 // one walk testing each attribute against a few names costs much less than a walk per name.
 func (t *subtree) values(name string) *joinedAttr {
+	return &t.joinedOf(name).joinedAttr
+}
+
+// joinedOf is values with the item's entry, whose masks (when read from the document index) answer
+// for literals instead of a search.
+func (t *subtree) joinedOf(name string) *itemJoined {
 	for i := range t.njoined {
 		if t.joined[i].name == name {
-			return &t.joined[i].joinedAttr
+			return &t.joined[i]
 		}
 	}
 	list := t.list()
@@ -231,7 +243,8 @@ func (t *subtree) values(name string) *joinedAttr {
 			j := t.claim(name)
 			j.walked = false
 			j.joinedAttr = dj.within(t.lo, t.hi)
-			return &j.joinedAttr
+			j.masks.reset()
+			return j
 		}
 	}
 	first := t.njoined
@@ -243,7 +256,7 @@ func (t *subtree) values(name string) *joinedAttr {
 		}
 	}
 	joinWalked(t.joined[first:t.njoined], list)
-	return &t.joined[first].joinedAttr
+	return &t.joined[first]
 }
 
 // claim returns the entry of t.joined for name, now the item's (the entries past njoined are the
@@ -321,6 +334,8 @@ type itemJoined struct {
 	bufElems  []*html.Node
 	bufStarts []int
 	walked    bool // built by walking the item's elements (not read from the document index)
+
+	masks cardMasks // when read from the document index (doc set): the literals its elements hold
 }
 
 // candidates returns the elements of t a descendant step with needs and tag atom a (0: any) can
@@ -333,9 +348,9 @@ type itemJoined struct {
 func (t *subtree) candidates(needs []attrNeed, a atom.Atom) (elems []*html.Node, pooled bool) {
 	elems = t.list()
 	var best *attrNeed
-	var bj *joinedAttr
+	var bj *itemJoined
 	for i := range needs {
-		if j := t.values(needs[i].attr); len(j.elems) < len(elems) || best == nil && len(j.elems) == len(elems) {
+		if j := t.joinedOf(needs[i].attr); len(j.elems) < len(elems) || best == nil && len(j.elems) == len(elems) {
 			elems, best, bj = j.elems, &needs[i], j
 		}
 	}
@@ -348,18 +363,26 @@ func (t *subtree) candidates(needs []attrNeed, a atom.Atom) (elems []*html.Node,
 	if best == nil || len(elems) < minHitSearch || len(best.lits) > len(t.litBuf) {
 		return elems, false
 	}
-	lits := t.litBuf[:0]
 	for _, l := range best.lits {
 		if l.s == "" {
 			return elems, false
 		}
-		lits = append(lits, t.rarest(best.attr, bj.vals, l))
 	}
 	out := t.hits[:0]
 	if t.hitsBusy {
 		out = nil // a scan inside a scan: a list of its own
 	}
-	out, ok := bj.withLiteralUpTo(lits, out, len(elems)/4)
+	var ok bool
+	if want := bj.litBits(best.lits); want != 0 {
+		bj.masks.holds(&bj.joinedAttr, bj.doc.masks, want)
+		out, ok = bj.masks.elemsHolding(&bj.joinedAttr, want, out, len(elems)/4)
+	} else {
+		lits := t.litBuf[:0]
+		for _, l := range best.lits {
+			lits = append(lits, t.rarest(best.attr, bj.vals, l))
+		}
+		out, ok = bj.withLiteralUpTo(lits, out, len(elems)/4)
+	}
 	if !ok {
 		return elems, false
 	}
@@ -388,7 +411,14 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		return false
 	}
 	for _, nd := range needs {
-		vals := t.values(nd.attr).vals
+		j := t.joinedOf(nd.attr)
+		if want := j.litBits(nd.lits); want != 0 {
+			if j.masks.holds(&j.joinedAttr, j.doc.masks, want) == 0 {
+				return true
+			}
+			continue
+		}
+		vals := j.vals
 		found := false
 		for _, l := range nd.lits {
 			if t.rarest(nd.attr, vals, l).inBytes(vals) {
@@ -401,6 +431,29 @@ func (t *subtree) selectsNothing(ctx *html.Node, needs []attrNeed) bool {
 		}
 	}
 	return false
+}
+
+// litBits returns the bits of lits in the document's masks when j is an item's part of the
+// document's values and every one of lits has a bit (see litMasks.bitOf), else 0: they are
+// searched for.
+func (j *itemJoined) litBits(lits []rareString) uint64 {
+	if j.doc == nil {
+		return 0
+	}
+	m := j.doc.masks
+	if m == nil {
+		m = &litMasks{}
+		j.doc.masks = m
+	}
+	var want uint64
+	for _, l := range lits {
+		b := m.bitOf(l.s)
+		if b == 0 {
+			return 0
+		}
+		want |= b
+	}
+	return want
 }
 
 // byteCounts is how often each byte occurs in an attribute's values, counted over the first list

@@ -593,7 +593,7 @@ func (idx *docIndex) after(i int) int {
 func buildIndex(root *html.Node, want *indexWant, elems []*html.Node) *docIndex {
 	want.lists()
 	idx := &docIndex{root: root, attrs: map[string][]*html.Node{}, tags: make(map[string][]*html.Node, len(want.tagNames)), joined: map[string]*joinedAttr{}, parsed: elems}
-	b := &indexBuild{byTag: make([][]*html.Node, len(want.tagNames)), joins: make([]*joinedAttr, len(want.attrNames)), joinCap: 1024, valsCap: 32 << 10}
+	b := &indexBuild{byTag: make([][]*html.Node, len(want.tagNames)), presence: make([][]*html.Node, len(want.attrNames)), joins: make([]*joinedAttr, len(want.attrNames)), joinCap: 1024, valsCap: 32 << 10}
 	if elems != nil {
 		// No more joined elements than elements: one allocation of each list, none copied. The
 		// class values of the large pages of issue 13 come to 13 to 21 bytes an element.
@@ -613,6 +613,11 @@ func buildIndex(root *html.Node, want *indexWant, elems []*html.Node) *docIndex 
 			idx.tags[t] = b.byTag[i]
 		}
 	}
+	for i, l := range b.presence {
+		if l != nil {
+			idx.attrs[want.attrVals[i].presence] = l
+		}
+	}
 	return idx
 }
 
@@ -620,6 +625,11 @@ func buildIndex(root *html.Node, want *indexWant, elems []*html.Node) *docIndex 
 type indexBuild struct {
 	byTag [][]*html.Node // per want.tagNames entry
 	key   []byte
+
+	// presence is the elements that have each want.attrNames entry whose presence is keyed, put
+	// in idx.attrs once built: a look-up and a write of the map per element cost more than the
+	// rest of the element's indexing on a page of links.
+	presence [][]*html.Node
 
 	// joins is the joined values per want.attrNames entry, looked up there rather than in
 	// docIndex.joined at each of the page's thousands of class attributes. joinCap is the
@@ -674,10 +684,10 @@ func (idx *docIndex) index(n *html.Node, want *indexWant, b *indexBuild) {
 				}
 				j.vals = append(append(doubled(j.vals, len(a.Val)+1), a.Val...), 0)
 			}
-			if p := want.attrVals[i].presence; p != "" {
+			if want.attrVals[i].presence != "" {
 				// once, though foreign content can have href and xlink:href, both keyed href
-				if l := idx.attrs[p]; len(l) == 0 || l[len(l)-1] != n {
-					idx.attrs[p] = append(l, n)
+				if l := b.presence[i]; len(l) == 0 || l[len(l)-1] != n {
+					b.presence[i] = append(l, n)
 				}
 			}
 			if want.attrVals[i].has(a.Val) {
