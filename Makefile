@@ -4,7 +4,7 @@ GO ?= go
 CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
-EQUIVALENCE_TESTS := (TestEquivalentPages|TestSameAsRegexp|TestSplitSameAsRegexp|TestChainSameAsRegexp|TestFastXPathMatchesFull|TestNativeXPathMatchesFull|TestEquivalentCorpus|TestDecodeInternedOnCorpus|TestScanXPathsOnPages|TestElementsPages|TestDirectIsTheVM|TestRuleOrderIsPure|TestProjectionKeepsOutput|TestJSONLDProjectedCorpus|TestScanByLiteralOnPages|TestLazyTreeKeepsOutput)
+EQUIVALENCE_TESTS := (TestEquivalentPages|TestSameAsRegexp|TestSplitSameAsRegexp|TestChainSameAsRegexp|TestFastXPathMatchesFull|TestNativeXPathMatchesFull|TestEquivalentCorpus|TestDecodeInternedOnCorpus|TestScanXPathsOnPages|TestElementsPages|TestDirectIsTheVM|TestRuleOrderIsPure|TestProjectionKeepsOutput|TestJSONLDProjectedCorpus|TestScanByLiteralOnPages|TestLazyTreeKeepsOutput|TestCardMasksOnPages)
 
 .PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench bench-compare eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
 
