@@ -43,14 +43,7 @@ func TestCountCarriesOn(t *testing.T) {
 		env := map[string]any{"items": []any{}, "all": all, "index": 3, "fields": map[string]any{"s": false}, directVar: newFrame()}
 		c := conf.CreateNew()
 		expr.Env(env)(c)
-		p, err := expr.Compile(tc.code, func(cc *conf.Config) { *cc = *c })
-		if err != nil {
-			t.Fatalf("%s: %v", tc.code, err)
-		}
-		d := compileDirect(p, c)
-		if d == nil {
-			t.Fatalf("%s has no direct form", tc.code)
-		}
+		p, d := mustDirect(t, tc.code, c)
 		for i, l := range seq {
 			env["items"] = l
 			want, vmErr := vm.Run(p, env)

@@ -33,14 +33,7 @@ func TestDirectContains(t *testing.T) {
 		{`page contains (none ?? "")`, true},
 		{`page contains string(n)`, true},
 	} {
-		p, err := expr.Compile(tc.code, func(cc *conf.Config) { *cc = *c })
-		if err != nil {
-			t.Fatalf("%s: %v", tc.code, err)
-		}
-		d := compileDirect(p, c)
-		if d == nil {
-			t.Fatalf("%s has no direct form", tc.code)
-		}
+		p, d := mustDirect(t, tc.code, c)
 		want, vmErr := vm.Run(p, env)
 		got, ok := d(env)
 		if ok != tc.direct {

@@ -37,14 +37,7 @@ func TestDirectCount(t *testing.T) {
 		{`count(strs, # == "a")`, false}, // not a []any
 		{`count(f.none, true)`, false},
 	} {
-		p, err := expr.Compile(tc.code, func(cc *conf.Config) { *cc = *c })
-		if err != nil {
-			t.Fatalf("%s: %v", tc.code, err)
-		}
-		d := compileDirect(p, c)
-		if d == nil {
-			t.Fatalf("%s has no direct form", tc.code)
-		}
+		p, d := mustDirect(t, tc.code, c)
 		want, vmErr := vm.Run(p, env)
 		got, ok := d(env)
 		if ok != tc.direct {
@@ -58,4 +51,18 @@ func TestDirectCount(t *testing.T) {
 			t.Errorf("%s: the frame is left with element %#v, top %d", tc.code, f.elem, f.top)
 		}
 	}
+}
+
+// mustDirect compiles code in c, and its direct form, which it must have.
+func mustDirect(t *testing.T, code string, c *conf.Config) (*vm.Program, direct) {
+	t.Helper()
+	p, err := expr.Compile(code, func(cc *conf.Config) { *cc = *c })
+	if err != nil {
+		t.Fatalf("%s: %v", code, err)
+	}
+	d := compileDirect(p, c)
+	if d == nil {
+		t.Fatalf("%s has no direct form", code)
+	}
+	return p, d
 }

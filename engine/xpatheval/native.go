@@ -273,46 +273,34 @@ func parseNativePath(s string) *nativePath {
 // readsText reports whether a predicate may read a node's string value or walk below its children
 // (., text(), normalize-space() or string-length() of the node, a descendant path): any '.' or
 // "()" outside a literal, which also takes in some cheap ones.
-func readsText(p string) bool {
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; c {
-		case '\'', '"':
-			j := strings.IndexByte(p[i+1:], c)
-			if j < 0 {
-				return true
-			}
-			i += j + 1
-		case '.':
-			return true
-		case '(':
-			if i+1 < len(p) && p[i+1] == ')' {
-				return true
-			}
-		}
-	}
-	return false
-}
+func readsText(p string) bool { text, _ := predReads(p); return text }
 
 // walksUp reports whether a predicate has an ancestor step outside a literal: a test of every
 // ancestor up to the root. Google's result links are tested for a dozen kinds of enclosing block
 // (not(ancestor::*[@data-initq or ...])), twenty levels deep, and then for a heading (.//h3): the
 // heading, which few links have, is the cheaper test to run first.
-func walksUp(p string) bool {
+func walksUp(p string) bool { _, up := predReads(p); return up }
+
+// predReads scans a predicate outside its literals for what readsText and walksUp look for; an
+// unclosed literal counts as reading text.
+func predReads(p string) (text, up bool) {
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; c {
 		case '\'', '"':
 			j := strings.IndexByte(p[i+1:], c)
 			if j < 0 {
-				return false
+				return true, up
 			}
 			i += j + 1
+		case '.':
+			text = true
+		case '(':
+			text = text || i+1 < len(p) && p[i+1] == ')'
 		case 'a':
-			if strings.HasPrefix(p[i:], "ancestor::") || strings.HasPrefix(p[i:], "ancestor-or-self::") {
-				return true
-			}
+			up = up || strings.HasPrefix(p[i:], "ancestor::") || strings.HasPrefix(p[i:], "ancestor-or-self::")
 		}
 	}
-	return false
+	return text, up
 }
 
 // numericPred reports whether antchfx deems a predicate of the native subset numeric (its
