@@ -29,27 +29,12 @@ func JSONLD(doc *html.Node) []map[string]any {
 		return nil
 	}
 	var out []map[string]any
-	n := doc
-	for {
-		if n.Type == html.ElementNode && n.DataAtom == atom.Script && isLDScript(n) {
-			for _, v := range decodeLD(scriptText(n)) {
-				flattenLD(v, &out)
-			}
-		} else if n.FirstChild != nil {
-			n = n.FirstChild
-			continue
+	eachLDScript(doc, func(n *html.Node) {
+		for _, v := range decodeLD(scriptText(n)) {
+			flattenLD(v, &out)
 		}
-		for n.NextSibling == nil {
-			n = n.Parent
-			if n == nil || n == doc {
-				return mergeByID(out)
-			}
-		}
-		if n == doc {
-			return mergeByID(out)
-		}
-		n = n.NextSibling
-	}
+	})
+	return mergeByID(out)
 }
 
 // JSONLDElements is JSONLD(doc) for a tree whose elements the parser listed in document order

@@ -731,8 +731,9 @@ func containsSpaced(s, w string) bool {
 	}
 }
 
-// nonSpaceOver reports whether nonSpace(s) > limit, reading s only until it knows: the word-list
-// test runs on every leaf span of every card, and a title's first bytes already rule it out.
+// nonSpaceOver reports whether s has more than limit bytes outside its spaces (unicode.IsSpace, as
+// strings.Fields), reading s only until it knows: the word-list test runs on every leaf span of
+// every card, and a title's first bytes already rule it out.
 func nonSpaceOver(s string, limit int) bool {
 	if limit < 0 {
 		return true
@@ -756,26 +757,6 @@ func nonSpaceOver(s string, limit int) bool {
 		}
 	}
 	return false
-}
-
-// nonSpace counts the bytes of s that are not in a space (unicode.IsSpace, as strings.Fields).
-func nonSpace(s string) int {
-	k := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if !isXMLSpace(c) {
-				k++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsSpace(r) {
-			k += size
-		}
-		i += size
-	}
-	return k
 }
 
 // hasToken reports whether tok is one of the whitespace-separated tokens of v.
