@@ -168,14 +168,14 @@ func (c *compiler) template(ptr *string, what string) *template {
 		c.errAt(ptr, "%s: %s", what, exprErr(err))
 		return nil
 	}
-	return t
+	return t.withDirect(c.direct, c.eng.verifyDirect)
 }
 
 func (c *compiler) regex(ptr *string, what string) *regexp.Regexp {
 	if ptr == nil || *ptr == "" {
 		return nil
 	}
-	re, err := regexp.Compile(*ptr)
+	re, err := c.eng.regexp(*ptr)
 	if err != nil {
 		c.errAt(ptr, "%s: bad regular expression: %v", what, err)
 		return nil
@@ -436,7 +436,7 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 		}
 		if sp.Pattern != "" {
 			pat := sp.Pattern
-			re, err := regexp.Compile(`^(?:` + pat + `)$`)
+			re, err := c.eng.regexp(`^(?:` + pat + `)$`)
 			if err != nil {
 				c.errAt(&sp.Pattern, "bad pattern: %v", err)
 			}
@@ -454,6 +454,7 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 		outer := c.env
 		c.setEnv(types.Map{"value": types.Any})
 		pr.normalize = c.expr(&sp.Normalize, "normalize")
+		pr.normalizeD = c.direct(pr.normalize)
 		c.setEnv(outer)
 		if pr.required && pr.def != nil {
 			c.errAt(sp, "parameter %q is required and has a default: pick one", name)
@@ -483,6 +484,7 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 		outer := c.env
 		c.setEnv(types.Map{"params": c.env["params"]})
 		k.require = c.exprBool(&cs.Require, "require")
+		k.requireD = c.direct(k.require)
 		c.setEnv(outer)
 		if (k.require == nil) == (len(cs.OneOf) == 0) && cs.Require == "" {
 			c.errAt(cs, "a constraint has require or one_of")
@@ -599,7 +601,7 @@ func (c *compiler) jsonTemplate(ptr any, v any) any {
 			c.errAt(ptr, "json: %s", exprErr(err))
 			return x
 		}
-		return t
+		return t.withDirect(c.direct, c.eng.verifyDirect)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, vv := range x {
@@ -900,6 +902,7 @@ func (c *compiler) compilePaginate(p *Plan, pg *sitedef.Paginate) {
 	out.next = c.expr(&pg.Next, "paginate.next")
 	out.start = c.expr(&pg.Start, "paginate.start")
 	out.pages = c.expr(&pg.Pages, "paginate.pages")
+	out.startD, out.pagesD = c.direct(out.start), c.direct(out.pages)
 	if out.start == nil {
 		if sp := p.paramIdx["start_page"]; sp == nil || sp.typ != "int" {
 			c.errAt(pg, "a paginated endpoint needs an int start_page parameter (or paginate.start)")

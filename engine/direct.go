@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -79,6 +80,31 @@ func (cx *dctx) variable(name string) int {
 }
 
 func newFrame() *frame { return &frame{} }
+
+// evalDirect runs p in env: by its direct form d when it has one and that answers, else on m (nil:
+// a VM of its own). verify (tests) runs p on the VM as well and panics when the two differ: the
+// parameters and the request have no warnings to carry a difference, and an error would pass for a
+// refused parameter.
+func evalDirect(m *vm.VM, p *vm.Program, d direct, env map[string]any, verify bool) (any, error) {
+	if d != nil {
+		if v, ok := d(env); ok {
+			if verify {
+				if x, err := runOn(m, p, env); err != nil || !reflect.DeepEqual(x, v) {
+					panic(fmt.Sprintf("direct evaluation of %q gave %#v, the VM %#v (%v)", p.Source().String(), v, x, err))
+				}
+			}
+			return v, nil
+		}
+	}
+	return runOn(m, p, env)
+}
+
+func runOn(m *vm.VM, p *vm.Program, env map[string]any) (any, error) {
+	if m == nil {
+		return vm.Run(p, env)
+	}
+	return m.Run(p, env)
+}
 
 // compileDirect returns p's direct evaluator, or nil when p has a node it does not know. c is the
 // expression compiler's configuration (its function table).
@@ -188,7 +214,7 @@ func directNode(n ast.Node, cx *dctx) dnode {
 		}
 		prop, ok := x.Property.(*ast.StringNode)
 		if !ok {
-			return nil
+			return directLookup(x, cx)
 		}
 		base := directNode(x.Node, cx)
 		if base == nil {
@@ -204,6 +230,35 @@ func directNode(n ast.Node, cx *dctx) dnode {
 				return nil, stChainNil
 			}
 			return member(b, name)
+		}
+	case *ast.MapNode:
+		// A literal of string keys (a request's {all: "", albums: "a"}[params.item_type]): a new
+		// map each time, as the VM makes one.
+		keys, vals := make([]string, len(x.Pairs)), make([]dnode, len(x.Pairs))
+		for i, p := range x.Pairs {
+			pair, ok := p.(*ast.PairNode)
+			if !ok {
+				return nil
+			}
+			k, ok := pair.Key.(*ast.StringNode)
+			if !ok {
+				return nil
+			}
+			if vals[i] = directNode(pair.Value, cx); vals[i] == nil {
+				return nil
+			}
+			keys[i] = k.Value
+		}
+		return func(f *frame) (any, state) {
+			m := make(map[string]any, len(keys))
+			for i, k := range keys {
+				v, st := vals[i](f)
+				if st != stOK {
+					return nil, stFail
+				}
+				m[k] = v
+			}
+			return m, stOK
 		}
 	case *ast.CallNode:
 		id, ok := x.Callee.(*ast.IdentifierNode)
@@ -377,7 +432,7 @@ func directNode(n ast.Node, cx *dctx) dnode {
 				}
 				return strings.Contains(as, bs), stOK
 			}
-		case "==", "!=", "+", "-", "*":
+		case "==", "!=", "+", "-", "*", "<", ">", "<=", ">=":
 			op := x.Operator
 			return func(f *frame) (any, state) {
 				a, st := l(f)
@@ -545,6 +600,34 @@ func constant(v any) dnode {
 
 // member is base.name as the VM fetches it, for the objects the VM would fetch it from by a map
 // read; other bases are left to the VM.
+// directLookup is base[key] with a key computed at run time, a string naming a member of a map as
+// the VM's fetch reads it; any other key or base is left to the VM.
+func directLookup(x *ast.MemberNode, cx *dctx) dnode {
+	base, key := directNode(x.Node, cx), directNode(x.Property, cx)
+	if base == nil || key == nil {
+		return nil
+	}
+	optional := x.Optional
+	return func(f *frame) (any, state) {
+		b, st := base(f)
+		if st != stOK {
+			return nil, st
+		}
+		if optional && runtime.IsNil(b) {
+			return nil, stChainNil
+		}
+		k, st := key(f)
+		if st != stOK {
+			return nil, stFail
+		}
+		name, ok := k.(string)
+		if !ok {
+			return nil, stFail
+		}
+		return member(b, name)
+	}
+}
+
 func member(base any, name string) (any, state) {
 	if m, ok := base.(map[string]any); ok {
 		return m[name], stOK
@@ -576,18 +659,27 @@ func callFast(f func(any) any, arg any) (v any, st state) {
 	return f(arg), stOK
 }
 
-// binary is the VM's ==, !=, +, - and * (runtime.Equal, Add, Subtract and Multiply; a panic is
-// left to the VM). The VM dereferences the operands of - and *: a pointer there is left to it.
+// binary is the VM's ==, !=, +, -, * and the comparisons (runtime.Equal, Add, Subtract, Multiply,
+// Less, More, LessOrEqual, MoreOrEqual; a panic is left to the VM). The VM dereferences the operands
+// of all but ==, != and +: a pointer there is left to it.
 func binary(op string, a, b any) (v any, st state) {
 	defer func() {
 		if recover() != nil {
 			v, st = nil, stFail
 		}
 	}()
-	if (op == "-" || op == "*") && (!plain(a) || !plain(b)) {
+	if op != "==" && op != "!=" && op != "+" && (!plain(a) || !plain(b)) {
 		return nil, stFail
 	}
 	switch op {
+	case "<":
+		return runtime.Less(a, b), stOK
+	case ">":
+		return runtime.More(a, b), stOK
+	case "<=":
+		return runtime.LessOrEqual(a, b), stOK
+	case ">=":
+		return runtime.MoreOrEqual(a, b), stOK
 	case "==":
 		return runtime.Equal(a, b), stOK
 	case "!=":

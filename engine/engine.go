@@ -6,6 +6,7 @@ package engine
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -77,12 +78,35 @@ type Engine struct {
 	programs map[string]*vm.Program
 	// xpaths compiles each XPath source once for every plan (each plan keeps its own index plan).
 	xpaths xpatheval.Cache
+	// regexps compiles each regular expression once for every plan: the sites of a family, and the
+	// endpoints of a site, repeat their parameters' patterns and url_pattern. A Regexp is safe for
+	// concurrent use.
+	regexMu sync.Mutex
+	regexps map[string]*regexp.Regexp
 	// verifyDirect is Plan.verifyDirect for the plans compiled (tests).
 	verifyDirect bool
 	// noProject decodes every source whole (tests: see projectSources).
 	noProject bool
 	// eager builds every HTML tree when its step is parsed (tests: see planLazyTree).
 	eager bool
+}
+
+// regexp compiles src, or returns the Regexp an earlier plan compiled from it.
+func (e *Engine) regexp(src string) (*regexp.Regexp, error) {
+	e.regexMu.Lock()
+	defer e.regexMu.Unlock()
+	if re := e.regexps[src]; re != nil {
+		return re, nil
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	if e.regexps == nil {
+		e.regexps = map[string]*regexp.Regexp{}
+	}
+	e.regexps[src] = re
+	return re, nil
 }
 
 // New returns an Engine.

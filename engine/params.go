@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/expr-lang/expr/vm"
-
 	"asa/engine/errcode"
 )
 
@@ -72,7 +70,7 @@ func (p *Plan) Params(raw url.Values) (Params, error) {
 			continue
 		}
 		if pr.normalize != nil {
-			nv, err := vm.Run(pr.normalize, map[string]any{"value": v})
+			nv, err := evalDirect(nil, pr.normalize, pr.normalizeD, map[string]any{"value": v}, p.verifyDirect)
 			if err != nil {
 				return nil, invalid(pr.name, "could not be normalised")
 			}
@@ -120,7 +118,7 @@ func (p *Plan) Params(raw url.Values) (Params, error) {
 			}
 		}
 		if c.require != nil {
-			ok, err := vm.Run(c.require, map[string]any{"params": map[string]any(out)})
+			ok, err := evalDirect(nil, c.require, c.requireD, map[string]any{"params": map[string]any(out)}, p.verifyDirect)
 			if b, isBool := ok.(bool); err != nil || !isBool || !b {
 				return nil, errcode.New(errcode.InvalidParams, "%s", c.message)
 			}
@@ -191,7 +189,7 @@ func (p *Plan) fromURL(pr *param, v string, raw url.Values, out Params) error {
 		}
 		gv := m[i]
 		if target.normalize != nil {
-			if nv, err := vm.Run(target.normalize, map[string]any{"value": gv}); err == nil {
+			if nv, err := evalDirect(nil, target.normalize, target.normalizeD, map[string]any{"value": gv}, p.verifyDirect); err == nil {
 				gv = stringify(nv)
 			}
 		}

@@ -63,13 +63,15 @@ type param struct {
 	min, max   *int
 	values     []string
 	normalize  *vm.Program
+	normalizeD direct
 	urlPattern *regexp.Regexp
 }
 
 type constraint struct {
-	require *vm.Program
-	oneOf   []string
-	message string
+	require  *vm.Program
+	requireD direct
+	oneOf    []string
+	message  string
 }
 
 type step struct {
@@ -205,10 +207,12 @@ type field struct {
 }
 
 type paginate struct {
-	items *field
-	next  *vm.Program
-	start *vm.Program
-	pages *vm.Program
+	items  *field
+	next   *vm.Program
+	start  *vm.Program
+	startD direct
+	pages  *vm.Program
+	pagesD direct
 }
 
 // RuleCodes lists the distinct error codes the plan's rules (site and endpoint) can produce.

@@ -160,14 +160,14 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 		pages = v
 	}
 	if p.paginate.start != nil {
-		if v, err := vm.Run(p.paginate.start, base); err == nil {
+		if v, err := evalDirect(nil, p.paginate.start, p.paginate.startD, base, p.verifyDirect); err == nil {
 			if n, ok := toInt(v); ok {
 				start = n
 			}
 		}
 	}
 	if p.paginate.pages != nil {
-		if v, err := vm.Run(p.paginate.pages, base); err == nil {
+		if v, err := evalDirect(nil, p.paginate.pages, p.paginate.pagesD, base, p.verifyDirect); err == nil {
 			if n, ok := toInt(v); ok {
 				pages = n
 			}

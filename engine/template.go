@@ -13,12 +13,30 @@ import (
 type template struct {
 	src   string
 	parts []tplPart
+	// verify runs every part with a direct form on the VM too, and fails when the two differ (tests).
+	verify bool
 }
 
 type tplPart struct {
 	lit  string
 	prog *vm.Program // nil for a literal
+	d    direct      // prog's direct form, or nil
 	code string
+}
+
+// withDirect gives t's expressions their direct forms (see direct.go): a request's URL and query
+// are built before the page is fetched, when the VM's code is not yet in the cache on a busy server.
+func (t *template) withDirect(compile func(*vm.Program) direct, verify bool) *template {
+	for i := range t.parts {
+		t.parts[i].d = compile(t.parts[i].prog)
+	}
+	t.verify = verify
+	return t
+}
+
+// run evaluates one expression part in env.
+func (t *template) run(m *vm.VM, p *tplPart, env map[string]any) (any, error) {
+	return evalDirect(m, p.prog, p.d, env, t.verify)
 }
 
 // parseTemplate splits s into literals and expressions; compile is called for each expression.
@@ -92,12 +110,13 @@ func (t *template) eval(m *vm.VM, env map[string]any, escape func(string) string
 		return t.parts[0].lit, nil
 	}
 	var b strings.Builder
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		if p.prog == nil {
 			b.WriteString(p.lit)
 			continue
 		}
-		v, err := m.Run(p.prog, env)
+		v, err := t.run(m, p, env)
 		if err != nil {
 			return "", fmt.Errorf("evaluating ${ %s }: %w", p.code, err)
 		}
@@ -113,7 +132,7 @@ func (t *template) eval(m *vm.VM, env map[string]any, escape func(string) string
 // value evaluates a template that may be a single expression, keeping its type (JSON bodies).
 func (t *template) value(m *vm.VM, env map[string]any) (any, error) {
 	if t.single() {
-		return m.Run(t.parts[0].prog, env)
+		return t.run(m, &t.parts[0], env)
 	}
 	return t.eval(m, env, nil)
 }
@@ -126,7 +145,8 @@ func (t *template) evalURL(m *vm.VM, env map[string]any) (string, error) {
 	}
 	inQuery := false
 	var b strings.Builder
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		if p.prog == nil {
 			b.WriteString(p.lit)
 			if strings.Contains(p.lit, "?") {
@@ -134,7 +154,7 @@ func (t *template) evalURL(m *vm.VM, env map[string]any) (string, error) {
 			}
 			continue
 		}
-		v, err := m.Run(p.prog, env)
+		v, err := t.run(m, p, env)
 		if err != nil {
 			return "", fmt.Errorf("evaluating ${ %s }: %w", p.code, err)
 		}
