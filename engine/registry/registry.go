@@ -85,6 +85,12 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		reg.baseIDs = append(reg.baseIDs, id)
 	}
 	sort.Strings(reg.baseIDs)
+	// Every file is resolved and compiled: the registry keeps their definitions, not their trees.
+	for _, files := range []map[string]*sitedef.File{reg.files, reg.siteFiles} {
+		for _, f := range files {
+			f.DropTree()
+		}
+	}
 	diags.Sort()
 	return reg, diags
 }
