@@ -61,6 +61,12 @@ func TestEmbeddedSitedefs(t *testing.T) {
 	if len(reg.IDs()) == 0 {
 		t.Fatal("no endpoints")
 	}
+	// What only loading reads is let go of: the service keeps the registry as long as it runs.
+	for _, id := range reg.IDs() {
+		if f := reg.File(id); f == nil || f.Node != nil || f.Cut != nil || f.Endpoint == nil {
+			t.Fatalf("%s: the file keeps its YAML tree or cut comments, or lost its definition", id)
+		}
+	}
 }
 
 // TestFamilyDiagnostics: every mistake of extends and remove is reported at the child's line, and an
