@@ -209,12 +209,9 @@ func directNode(n ast.Node, cx *dctx) dnode {
 		if x.Method {
 			return nil
 		}
-		if _, ok := x.Property.(*ast.IntegerNode); ok {
-			return directIndex(x, cx)
-		}
 		prop, ok := x.Property.(*ast.StringNode)
 		if !ok {
-			return directLookup(x, cx)
+			return directIndex(x, cx)
 		}
 		base := directNode(x.Node, cx)
 		if base == nil {
@@ -503,8 +500,10 @@ func directCount(x *ast.BuiltinNode, cx *dctx) dnode {
 	}
 }
 
-// directIndex is x[i] with an integer literal i (split(u, "?")[0]), as the VM's OpFetch runs it:
-// runtime.Fetch, whose panic (an index out of range, a base it cannot index) is left to the VM.
+// directIndex is x[i] with an index that is not a member name: an integer literal (split(u,
+// "?")[0]) or a key computed at run time ({all: "", albums: "a"}[params.item_type]), as the VM's
+// OpFetch runs it: runtime.Fetch, whose panic (an index out of range, a key of another type, a base
+// it cannot index) is left to the VM.
 func directIndex(x *ast.MemberNode, cx *dctx) dnode {
 	base, key := directNode(x.Node, cx), directNode(x.Property, cx)
 	if base == nil || key == nil {
@@ -600,34 +599,6 @@ func constant(v any) dnode {
 
 // member is base.name as the VM fetches it, for the objects the VM would fetch it from by a map
 // read; other bases are left to the VM.
-// directLookup is base[key] with a key computed at run time, a string naming a member of a map as
-// the VM's fetch reads it; any other key or base is left to the VM.
-func directLookup(x *ast.MemberNode, cx *dctx) dnode {
-	base, key := directNode(x.Node, cx), directNode(x.Property, cx)
-	if base == nil || key == nil {
-		return nil
-	}
-	optional := x.Optional
-	return func(f *frame) (any, state) {
-		b, st := base(f)
-		if st != stOK {
-			return nil, st
-		}
-		if optional && runtime.IsNil(b) {
-			return nil, stChainNil
-		}
-		k, st := key(f)
-		if st != stOK {
-			return nil, stFail
-		}
-		name, ok := k.(string)
-		if !ok {
-			return nil, stFail
-		}
-		return member(b, name)
-	}
-}
-
 func member(base any, name string) (any, state) {
 	if m, ok := base.(map[string]any); ok {
 		return m[name], stOK

@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/conf"
-	"github.com/expr-lang/expr/vm"
 )
 
 // TestDirectCompare: the comparisons, map literals and members read by a computed key (a request's
@@ -41,18 +39,6 @@ func TestDirectCompare(t *testing.T) {
 		{`{a: 1}[params.start_page]`, false}, // a number is no map key: the VM errs
 		{`params.page?.[kind]`, true},
 	} {
-		p, d := mustDirect(t, tc.code, c)
-		want, vmErr := vm.Run(p, env)
-		got, ok := d(env)
-		if ok != tc.direct {
-			t.Errorf("%s: direct answered %v, want %v (VM: %#v, %v)", tc.code, ok, tc.direct, want, vmErr)
-			continue
-		}
-		if ok && (vmErr != nil || !reflect.DeepEqual(got, want)) {
-			t.Errorf("%s: direct %#v, VM %#v (%v)", tc.code, got, want, vmErr)
-		}
-		if !ok && vmErr == nil {
-			t.Errorf("%s: direct gave up where the VM answers %#v", tc.code, want)
-		}
+		checkDirectAsVM(t, tc.code, c, env, tc.direct)
 	}
 }

@@ -51,21 +51,28 @@ func TestDirectLet(t *testing.T) {
 		{`m.z - 1`, false},
 		{`l[0] * 2`, false},
 	} {
-		p, d := mustDirect(t, tc.code, c)
-		want, vmErr := vm.Run(p, env)
-		got, ok := d(env)
-		if ok != tc.direct {
-			t.Errorf("%s: direct answered %v, want %v (VM: %#v, %v)", tc.code, ok, tc.direct, want, vmErr)
-			continue
-		}
-		if ok && (vmErr != nil || !reflect.DeepEqual(got, want)) {
-			t.Errorf("%s: direct %#v; the VM %#v, %v", tc.code, got, want, vmErr)
-		}
-		if !ok && vmErr == nil {
-			t.Errorf("%s: direct gave up where the VM answers %#v", tc.code, want)
-		}
-		if f := env[directVar].(*frame); f.elem != nil || f.top != 0 || len(f.vars) != 0 {
-			t.Errorf("%s: the frame is left with element %#v, top %d, %d variables", tc.code, f.elem, f.top, len(f.vars))
-		}
+		checkDirectAsVM(t, tc.code, c, env, tc.direct)
+	}
+}
+
+// checkDirectAsVM compiles code and requires its direct form to answer (wantDirect) or give up,
+// and an answer to be the VM's: a give-up only where the VM errs, and the frame left as it was.
+func checkDirectAsVM(t *testing.T, code string, c *conf.Config, env map[string]any, wantDirect bool) {
+	t.Helper()
+	p, d := mustDirect(t, code, c)
+	want, vmErr := vm.Run(p, env)
+	got, ok := d(env)
+	if ok != wantDirect {
+		t.Errorf("%s: direct answered %v, want %v (VM: %#v, %v)", code, ok, wantDirect, want, vmErr)
+		return
+	}
+	if ok && (vmErr != nil || !reflect.DeepEqual(got, want)) {
+		t.Errorf("%s: direct %#v; the VM %#v, %v", code, got, want, vmErr)
+	}
+	if !ok && vmErr == nil {
+		t.Errorf("%s: direct gave up where the VM answers %#v", code, want)
+	}
+	if f := env[directVar].(*frame); f.elem != nil || f.top != 0 || len(f.vars) != 0 {
+		t.Errorf("%s: the frame is left with element %#v, top %d, %d variables", code, f.elem, f.top, len(f.vars))
 	}
 }
