@@ -234,7 +234,7 @@ func unwrapOnce(raw string) (string, bool) {
 		t = first("uddg")
 	case strings.HasSuffix(host, "bing.com") && path == "/ck/a":
 		t = decodeBing(first("u"))
-	case strings.HasSuffix(host, "search.yahoo.com"):
+	case strings.HasSuffix(host, "yahoo.com"):
 		t = yahooTarget(raw)
 	case host == "out.reddit.com":
 		t = first("url")
@@ -272,7 +272,7 @@ func decodeBing(v string) string {
 func yahooTarget(raw string) string {
 	i := strings.Index(raw, "/RU=")
 	if i < 0 {
-		return ""
+		return yahooStarTarget(raw)
 	}
 	v := raw[i+4:]
 	if j := strings.Index(v, "/R"); j >= 0 {
@@ -283,4 +283,32 @@ func yahooTarget(raw string) string {
 		return ""
 	}
 	return t
+}
+
+// yahooStarTarget reads the redirectors Yahoo used before RU= (about 2000-2008), which put the target
+// after one or two stars at the end of the path: srd.yahoo.com/S=.../K=.../*-http://example.com/ as it
+// is, rds.yahoo.com/_ylt=.../EXP=.../**http%3a//example.com/a%3fb=1 escaped (its scheme's colon too,
+// which is how an escaped target is told from a plain one).
+func yahooStarTarget(raw string) string {
+	i := strings.IndexByte(raw, '*')
+	if i < 0 {
+		return ""
+	}
+	v := strings.TrimLeft(raw[i:], "*-")
+	scheme := v
+	if j := strings.IndexAny(v, ":%"); j >= 0 {
+		scheme = v[:j]
+	}
+	if !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
+		return ""
+	}
+	rest := v[len(scheme):]
+	if len(rest) >= 3 && rest[0] == '%' && strings.EqualFold(rest[1:3], "3a") {
+		t, err := url.PathUnescape(v)
+		if err != nil {
+			return ""
+		}
+		return t
+	}
+	return v
 }
