@@ -147,10 +147,16 @@ func newXPathSel(src string) (*xpathSel, error) {
 	if _, err := xpath.Compile(src); err != nil {
 		return nil, err
 	}
+	// antchfx evaluates the form it counts positions right in (see groupsAsSteps); the native and
+	// index evaluators read src itself.
+	ant := groupsAsSteps(src)
+	if _, err := xpath.Compile(ant); err != nil {
+		ant = src
+	}
 	s := &xpathSel{compiled: &compiled{src: src}}
 	s.pool.New = func() any {
 		// Compiles of a source that compiled once cannot fail.
-		x, _ := xpath.Compile(src)
+		x, _ := xpath.Compile(ant)
 		return x
 	}
 	s.ordered = compileOrdered(src)
