@@ -2,13 +2,15 @@ package xpatheval
 
 import "strings"
 
-// groupsAsSteps rewrites, inside predicates, a group of one relative step filtered by position,
-// (.//x[p])[n] or (./x)[last()], as the step on its axis, descendant::x[p][n] or child::x[last()]:
-// the same nodes by XPath's rules, since both count in document order from the context node.
-// antchfx keeps a group filter's position between the context nodes of a predicate, so
-// //div[(.//span)[1] = 'b'] saw only the first div's spans; the axis step is counted afresh for
-// each context. A group at the top level is evaluated once and is left as written, and so is any
-// group that is not one step (a path, a union, an attribute): no shorter form means the same.
+// groupsAsSteps rewrites, inside predicates, a group of one relative step filtered by a number,
+// (.//x[p])[n] or (./x)[n], as the step on its axis, descendant::x[p][n] or child::x[n]: the same
+// nodes by XPath's rules, since both count in document order from the context node. antchfx keeps
+// a group filter's position between the context nodes of a predicate, so //div[(.//span)[1] = 'b']
+// saw only the first div's spans; the axis step is counted afresh for each context. A group at the
+// top level is evaluated once and is left as written, and so is any group that is not one step (a
+// path, a union, an attribute): no shorter form means the same. So is (X)[last()]: antchfx's last()
+// on a descendant step is wrong where the nodes have different parents (descendant::span[last()]
+// gives the first parent's last span), so the rewrite would trade one wrong answer for another.
 func groupsAsSteps(src string) string {
 	if !strings.Contains(src, "(") {
 		return src
@@ -38,7 +40,7 @@ func groupsAsSteps(src string) string {
 				return src
 			}
 			after := strings.TrimLeft(src[end+1:], " ")
-			if !strings.HasPrefix(after, "[") {
+			if !numberFilter(after) {
 				continue
 			}
 			step, axis := strings.TrimSpace(src[i+1:end]), ""
@@ -58,12 +60,6 @@ func groupsAsSteps(src string) string {
 			b.WriteString(axis)
 			b.WriteString(groupsAsSteps(step))               // the step's own predicates
 			last = end + 1 + (len(src[end+1:]) - len(after)) // drop the spaces before the filter
-			if strings.HasPrefix(after, "[last()]") {
-				// antchfx's last() on a descendant step is the last of the first parent's
-				// children; position() = last() is counted over the whole step
-				b.WriteString("[position() = last()]")
-				last += len("[last()]")
-			}
 			i = last - 1
 		}
 	}
@@ -72,4 +68,16 @@ func groupsAsSteps(src string) string {
 	}
 	b.WriteString(src[last:])
 	return b.String()
+}
+
+// numberFilter reports whether s opens with a filter [N], N a whole number.
+func numberFilter(s string) bool {
+	if len(s) < 3 || s[0] != '[' {
+		return false
+	}
+	i := 1
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i > 1 && i < len(s) && s[i] == ']'
 }

@@ -12,9 +12,12 @@ import (
 func TestGroupsAsSteps(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`//div[(.//span)[1] = 'b1']`, `//div[descendant::span[1] = 'b1']`},
-		{`//div[(./span[@class='x'])[last()]]`, `//div[child::span[@class='x'][position() = last()]]`},
+		{`//div[(./span[@class='x'])[3]]`, `//div[child::span[@class='x'][3]]`},
+		{`//div[(./span)[last()]]`, `//div[(./span)[last()]]`},
+		{`//div[(./span)[position() > 1]]`, `//div[(./span)[position() > 1]]`},
 		{`//div[( .//span ) [2]]`, `//div[descendant::span[2]]`},
 		{`//li[(.//a[(.//b)[1]])[1]]`, `//li[descendant::a[descendant::b[1]][1]]`},
+		{`//li[(.//a[(.//b)[1]])[last()]]`, `//li[(.//a[descendant::b[1]])[last()]]`},
 		{`//div[(.//*)[1][self::h3]]`, `//div[descendant::*[1][self::h3]]`},
 		// Left as written: top level, not one step, attributes, no position filter, quoted.
 		{`(.//span)[1]`, `(.//span)[1]`},
@@ -43,8 +46,8 @@ func TestGroupPositionInPredicate(t *testing.T) {
 	}
 	for _, tc := range []struct{ xpath, want string }{
 		{`//div[(.//span)[1] = 'b1']/@id`, "b"},
-		{`//div[(.//span)[last()] = 'b2']/@id`, "b"},
-		{`//div[(.//span)[last()] = 'a2']/@id`, "a"},
+		{`//div[(.//span)[2] = 'a2']/@id`, "a"},
+		{`//div[(.//span)[1] = 'a2']/@id`, ""},
 		{`//div[(./span)[2] = 'b2']/@id`, "b"},
 		{`//div[(.//span)[1][. = 'b1']]/@id`, "b"},
 		{`//div[(.//span)[2]]/@id`, "a b"},
