@@ -49,8 +49,11 @@ func groupIndexPlan(c *compiled, want *Want) *fastXPath {
 // the shared query tree, whose nodes keep iteration state, so one *xpath.Expr must not be evaluated
 // by two goroutines at once: each goroutine borrows its own copy from a pool.
 type compiled struct {
-	src  string
-	pool sync.Pool
+	// src is what the evaluators parse: the XPath as written, without the spaces tightSpace drops
+	// (the same nodes). written is the XPath as the sitedef has it, for messages.
+	src     string
+	written string
+	pool    sync.Pool
 	// spare is one compiled copy kept out of the pool: a collection empties every sync.Pool, and
 	// recompiling each XPath antchfx evaluates after every GC cost a tenth of some pages' work. It is
 	// the first copy put back, not the copy compiled to check the source: most XPaths are evaluated
@@ -77,13 +80,21 @@ func NewWant() *Want { return newIndexWant() }
 // Compile compiles src. With want not nil, an XPath of the indexable shape gets an index plan and
 // records its keys in want.
 func Compile(src string, want *Want) (*Expr, error) {
-	x, err := newXPathSel(src)
+	tight := tightSpace(src)
+	if tight != src {
+		// an error names the XPath as written
+		if _, err := xpath.Compile(src); err != nil {
+			return nil, err
+		}
+	}
+	x, err := newXPathSel(tight)
 	if err != nil {
 		return nil, err
 	}
-	x.native = compileNative(src)
+	x.written = src
+	x.native = compileNative(tight)
 	if want != nil {
-		x.fast = analyzeXPath(src, want)
+		x.fast = analyzeXPath(tight, want)
 		x.groupFast = groupIndexPlan(x.compiled, want)
 	}
 	return x, nil
@@ -123,14 +134,14 @@ func (c *Cache) Compile(src string, want *Want) (*Expr, error) {
 	}
 	x := &Expr{compiled: shared}
 	if want != nil {
-		x.fast = analyzeXPath(src, want)
+		x.fast = analyzeXPath(shared.src, want)
 		x.groupFast = groupIndexPlan(shared, want)
 	}
 	return x, nil
 }
 
 // String returns the XPath's source.
-func (s *Expr) String() string { return s.src }
+func (s *Expr) String() string { return s.written }
 
 // orderedXPath is a union (in document order, each node once) or (X)[N]/(X)[last()] followed by
 // an optional path, possibly inside string(), normalize-space(), count() or boolean().
@@ -153,7 +164,7 @@ func newXPathSel(src string) (*xpathSel, error) {
 	if _, err := xpath.Compile(ant); err != nil {
 		ant = src
 	}
-	s := &xpathSel{compiled: &compiled{src: src}}
+	s := &xpathSel{compiled: &compiled{src: src, written: src}}
 	s.pool.New = func() any {
 		// Compiles of a source that compiled once cannot fail.
 		x, _ := xpath.Compile(ant)
