@@ -158,9 +158,10 @@ func newXPathSel(src string) (*xpathSel, error) {
 	if _, err := xpath.Compile(src); err != nil {
 		return nil, err
 	}
-	// antchfx evaluates the form it counts positions right in (see groupsAsSteps); the native and
-	// index evaluators read src itself.
-	ant := groupsAsSteps(src)
+	// antchfx evaluates the form it counts positions right in (see groupsAsSteps) and compares a
+	// path with a string or number right in (see scalarFirst); the native and index evaluators read
+	// src itself.
+	ant := scalarFirst(groupsAsSteps(src))
 	if _, err := xpath.Compile(ant); err != nil {
 		ant = src
 	}

@@ -1,0 +1,189 @@
+package xpatheval
+
+import (
+	"regexp"
+	"strings"
+)
+
+// scalarFirst rewrites, inside predicates, a comparison of a literal, a number or a function call
+// (left) with a location path (right) as the path first, the operator turned round: 'abc' = . as
+// . = 'abc', 2 < @n as @n > 2, the same test by XPath's rules. antchfx compares a string on the left
+// with only the first node of a path, and as two numbers (//li['abc' = .] and
+// //li[translate(., '0123456789', ”) = .] selected nothing, //li[string(.) = .] only the li whose
+// text is a number), and a number with the first node only; with the path on the left it tests
+// every node, as XPath does. Only what antchfx evaluates is rewritten: the native and index
+// evaluators read the XPath as written.
+func scalarFirst(src string) string {
+	if !strings.Contains(src, "[") || !strings.ContainsAny(src, "=<>") || !closesInOrder(src) {
+		return src
+	}
+	var b strings.Builder
+	var quote byte
+	last := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[':
+			end := matching(src, i)
+			if end < 0 {
+				return src // unbalanced: left to the compiler's error
+			}
+			b.WriteString(src[last : i+1])
+			b.WriteString(predScalarFirst(src[i+1 : end]))
+			b.WriteByte(']')
+			last, i = end+1, end
+		}
+	}
+	if last == 0 {
+		return src
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// predScalarFirst rewrites one predicate's terms (split at its top-level or and and).
+func predScalarFirst(p string) string {
+	for _, word := range []string{"or", "and"} {
+		if parts := splitWord(p, word); len(parts) > 1 {
+			for i, part := range parts {
+				parts[i] = predScalarFirst(part)
+			}
+			return strings.Join(parts, " "+word+" ")
+		}
+	}
+	at, op := topComparison(p)
+	if at < 0 {
+		return scalarFirst(p)
+	}
+	left, right := strings.TrimSpace(p[:at]), strings.TrimSpace(p[at+len(op):])
+	if !isScalarOperand(left) || !isPathOperand(right) {
+		return scalarFirst(p)
+	}
+	return scalarFirst(right) + " " + turned[op] + " " + scalarFirst(left)
+}
+
+var turned = map[string]string{"=": "=", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+// topComparison returns where p's first comparison operator outside literals, brackets and
+// parentheses is, and which it is; -1 when there is none or more than one (a = b = c is left as is).
+func topComparison(p string) (at int, op string) {
+	at = -1
+	depth := 0
+	var quote byte
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case c == ']' || c == ')':
+			depth--
+		case depth == 0 && (c == '=' || c == '<' || c == '>' || c == '!' && i+1 < len(p) && p[i+1] == '='):
+			if at >= 0 {
+				return -1, ""
+			}
+			at, op = i, string(c)
+			if i+1 < len(p) && p[i+1] == '=' && c != '=' {
+				op = p[i : i+2]
+				i++
+			}
+		}
+	}
+	return at, op
+}
+
+var (
+	scalarNumRe = regexp.MustCompile(`^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$`)
+	funcHead    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*\(`)
+	nodeTests   = map[string]bool{"text": true, "node": true, "comment": true, "processing-instruction": true, "id": true}
+)
+
+// isScalarOperand: a literal, a number or a call of a function that does not return nodes.
+func isScalarOperand(s string) bool {
+	if _, ok := xpathLiteral(s); ok {
+		return true
+	}
+	if scalarNumRe.MatchString(s) {
+		return true
+	}
+	m := funcHead.FindString(s)
+	return m != "" && !nodeTests[m[:len(m)-1]] && matching(s, len(m)-1) == len(s)-1
+}
+
+// isPathOperand: a location path alone (., .., @a, //x, text(), a/b[...]), with no operator or
+// group at its top level.
+func isPathOperand(s string) bool {
+	if s == "" || s[0] == '(' || s[0] == '$' || s[0] == '-' || scalarNumRe.MatchString(s) {
+		return false
+	}
+	if m := funcHead.FindString(s); m != "" && !nodeTests[m[:len(m)-1]] || strings.HasPrefix(s, "id(") {
+		return false // a function's value, not a path
+	}
+	if _, ok := xpathLiteral(s); ok {
+		return false
+	}
+	depth := 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			if depth == 0 {
+				return false
+			}
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case c == ']' || c == ')':
+			depth--
+		case depth == 0 && (isXMLSpace(c) || c == '+' || c == '=' || c == '<' || c == '>' || c == '!' || c == ','):
+			return false
+		}
+	}
+	return depth == 0
+}
+
+// closesInOrder reports whether s's brackets and parentheses outside literals close in the order they
+// open, and its literals are closed: what the rewrite reads as a predicate is one then. Other text
+// is not an XPath, left to the compiler's error.
+func closesInOrder(s string) bool {
+	var open []byte
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '(':
+			open = append(open, c)
+		case c == ']' || c == ')':
+			want := byte('[')
+			if c == ')' {
+				want = '('
+			}
+			if len(open) == 0 || open[len(open)-1] != want {
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return len(open) == 0 && quote == 0
+}
