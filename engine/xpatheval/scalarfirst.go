@@ -73,33 +73,50 @@ var turned = map[string]string{"=": "=", "!=": "!=", "<": ">", ">": "<", "<=": "
 // parentheses is, and which it is; -1 when there is none or more than one (a = b = c is left as is).
 func topComparison(p string) (at int, op string) {
 	at = -1
+	outsideLiterals(p, func(i, depth int) bool {
+		c := p[i]
+		isOp := c == '=' || c == '<' || c == '>' || c == '!' && i+1 < len(p) && p[i+1] == '='
+		if depth > 0 || !isOp || at >= 0 && i == at+len(op)-1 {
+			return true // not an operator at the top, or the second byte of the one just read
+		}
+		if at >= 0 {
+			at, op = -1, ""
+			return false
+		}
+		at, op = i, string(c)
+		if c != '=' && i+1 < len(p) && p[i+1] == '=' {
+			op = p[i : i+2]
+		}
+		return true
+	})
+	return at, op
+}
+
+// outsideLiterals calls fn with each byte of s that is not inside a literal (a literal's opening
+// quote is one of them) and the number of brackets and parentheses open around it, counting the
+// byte itself when it opens one; fn returns false to stop.
+func outsideLiterals(s string, fn func(i, depth int) bool) {
 	depth := 0
 	var quote byte
-	for i := 0; i < len(p); i++ {
-		c := p[i]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case quote != 0:
 			if c == quote {
 				quote = 0
 			}
+			continue
 		case c == '\'' || c == '"':
 			quote = c
 		case c == '[' || c == '(':
 			depth++
 		case c == ']' || c == ')':
 			depth--
-		case depth == 0 && (c == '=' || c == '<' || c == '>' || c == '!' && i+1 < len(p) && p[i+1] == '='):
-			if at >= 0 {
-				return -1, ""
-			}
-			at, op = i, string(c)
-			if i+1 < len(p) && p[i+1] == '=' && c != '=' {
-				op = p[i : i+2]
-				i++
-			}
+		}
+		if !fn(i, depth) {
+			return
 		}
 	}
-	return at, op
 }
 
 var (
@@ -132,29 +149,14 @@ func isPathOperand(s string) bool {
 	if _, ok := xpathLiteral(s); ok {
 		return false
 	}
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
+	path, depth := true, 0
+	outsideLiterals(s, func(i, d int) bool {
 		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			if depth == 0 {
-				return false
-			}
-			quote = c
-		case c == '[' || c == '(':
-			depth++
-		case c == ']' || c == ')':
-			depth--
-		case depth == 0 && (isXMLSpace(c) || c == '+' || c == '=' || c == '<' || c == '>' || c == '!' || c == ','):
-			return false
-		}
-	}
-	return depth == 0
+		depth = d
+		path = !(d == 0 && (c == '\'' || c == '"' || isXMLSpace(c) || c == '+' || c == '=' || c == '<' || c == '>' || c == '!' || c == ','))
+		return path
+	})
+	return path && depth == 0
 }
 
 // closesInOrder reports whether s's brackets and parentheses outside literals close in the order they
