@@ -18,27 +18,18 @@ func scalarFirst(src string) string {
 		return src
 	}
 	var b strings.Builder
-	var quote byte
-	last := 0
-	for i := 0; i < len(src); i++ {
-		switch c := src[i]; {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '[':
-			end := matching(src, i)
-			if end < 0 {
-				return src // unbalanced: left to the compiler's error
-			}
-			b.WriteString(src[last : i+1])
-			b.WriteString(predScalarFirst(src[i+1 : end]))
-			b.WriteByte(']')
-			last, i = end+1, end
+	last := 0 // src[:last] is written; a predicate's inside is rewritten whole, by predScalarFirst
+	outsideLiterals(src, func(i, _ int) bool {
+		if i < last || src[i] != '[' {
+			return true
 		}
-	}
+		end := matching(src, i) // found: closesInOrder
+		b.WriteString(src[last : i+1])
+		b.WriteString(predScalarFirst(src[i+1 : end]))
+		b.WriteByte(']')
+		last = end + 1
+		return true
+	})
 	if last == 0 {
 		return src
 	}
@@ -94,8 +85,9 @@ func topComparison(p string) (at int, op string) {
 
 // outsideLiterals calls fn with each byte of s that is not inside a literal (a literal's opening
 // quote is one of them) and the number of brackets and parentheses open around it, counting the
-// byte itself when it opens one; fn returns false to stop.
-func outsideLiterals(s string, fn func(i, depth int) bool) {
+// byte itself when it opens one; fn returns false to stop. It reports whether every literal it
+// walked past was closed.
+func outsideLiterals(s string, fn func(i, depth int) bool) (closed bool) {
 	depth := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
@@ -114,9 +106,10 @@ func outsideLiterals(s string, fn func(i, depth int) bool) {
 			depth--
 		}
 		if !fn(i, depth) {
-			return
+			break
 		}
 	}
+	return quote == 0
 }
 
 var (
@@ -164,28 +157,23 @@ func isPathOperand(s string) bool {
 // is not an XPath, left to the compiler's error.
 func closesInOrder(s string) bool {
 	var open []byte
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '[' || c == '(':
+	inOrder := true
+	closed := outsideLiterals(s, func(i, _ int) bool {
+		switch c := s[i]; c {
+		case '[', '(':
 			open = append(open, c)
-		case c == ']' || c == ')':
+		case ']', ')':
 			want := byte('[')
 			if c == ')' {
 				want = '('
 			}
 			if len(open) == 0 || open[len(open)-1] != want {
+				inOrder = false
 				return false
 			}
 			open = open[:len(open)-1]
 		}
-	}
-	return len(open) == 0 && quote == 0
+		return true
+	})
+	return inOrder && closed && len(open) == 0
 }
