@@ -107,7 +107,8 @@ func mainContent(doc *html.Node, base *url.URL, ex Extractor, shared bool) *arti
 			node = before
 		}
 	}
-	out := &article{node: node, title: a.Title(), byline: a.Byline(), excerpt: a.Excerpt(), siteName: a.SiteName(), lang: a.Language()}
+	// Readability reads the meta tags as they are, JavaScript artifacts included (see jsArtifact).
+	out := &article{node: node, title: a.Title(), byline: noArtifact(a.Byline()), excerpt: noArtifact(a.Excerpt()), siteName: noArtifact(a.SiteName()), lang: a.Language()}
 	if t, err := a.PublishedTime(); err == nil && !t.IsZero() {
 		out.published = t.Format("2006-01-02T15:04:05Z07:00")
 	}

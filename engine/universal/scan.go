@@ -141,7 +141,7 @@ func (p *page) addMeta(n *html.Node) {
 		return
 	}
 	content = clean(content)
-	if content == "" {
+	if content == "" || jsArtifact(content) {
 		return
 	}
 	for _, k := range []string{"name", "property", "itemprop", "http-equiv"} {
@@ -156,6 +156,19 @@ func (p *page) addMeta(n *html.Node) {
 			}
 		}
 	}
+}
+
+// jsArtifact reports a meta content that a server-side template wrote from a JavaScript value it
+// did not have (Nuxt's article:section "undefined", an author object "[object Object]"): the tag
+// declares nothing, and a later key of the same meaning may.
+func jsArtifact(s string) bool { return s == "undefined" || s == "[object Object]" }
+
+// noArtifact is s, or "" for a JavaScript artifact.
+func noArtifact(s string) string {
+	if jsArtifact(s) {
+		return ""
+	}
+	return s
 }
 
 // addLink appends an <a href> as an absolute http(s) URL with its text, once per URL: a later

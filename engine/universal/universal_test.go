@@ -404,3 +404,24 @@ func TestExtractMainTextFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestJSArtifactMetaIsNoValue: a meta tag a server-side template filled from a JavaScript value it
+// did not have ("undefined", "[object Object]") declares nothing; the next key of the same meaning
+// is read instead.
+func TestJSArtifactMetaIsNoValue(t *testing.T) {
+	for _, tc := range []struct{ metas, author string }{
+		{`<meta name="author" content="undefined">`, ""},
+		{`<meta name="author" content="[object Object]"><meta name="parsely-author" content="Ana Ruiz">`, "Ana Ruiz"},
+		{`<meta name="author" content="Ana Ruiz">`, "Ana Ruiz"},
+	} {
+		page := `<!DOCTYPE html><html><head><title>Ferry service resumes</title>` + tc.metas +
+			`</head><body><article><h1>Ferry service resumes</h1><p>The harbour ferry runs again from Monday morning, the operator said after the repairs.</p></article></body></html>`
+		res, err := universal.Extract([]byte(page), "text/html", pageURL, universal.Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metadata.Author != tc.author {
+			t.Errorf("%s: author %q, want %q", tc.metas, res.Metadata.Author, tc.author)
+		}
+	}
+}
