@@ -589,6 +589,19 @@ func IndexBytes(b []byte, lit string) int {
 	return indexRare(b, lit, rarests([]string{lit})[0])
 }
 
+// Rarest is the index in lit of its rarest byte in HTML at large, the byte IndexBytesAt starts
+// from (0 for a literal of one byte).
+func Rarest(lit string) int { return rarests([]string{lit})[0] }
+
+// IndexBytesAt is IndexBytes with lit's byte r (Rarest) chosen beforehand: a literal searched in
+// body after body is ranked once.
+func IndexBytesAt(b []byte, lit string, r int) int {
+	if len(lit) < 2 {
+		return bytes.Index(b, []byte(lit))
+	}
+	return indexRare(b, lit, r)
+}
+
 func lastIndex[T input](s T, lit string) int {
 	switch x := any(s).(type) {
 	case string:

@@ -1,7 +1,6 @@
 package xpatheval
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 	"unsafe"
@@ -16,9 +15,10 @@ import (
 // compare), which skips almost all of the body; a regular expression with a literal prefix first
 // jumps to the prefix's first occurrence the same way.
 
-// Literal is a byte string searched by its rarest byte.
+// Literal is a byte string searched by its rarest byte (regexfast.IndexBytesAt, which chooses
+// another byte when the page turns out to be full of that one).
 type Literal struct {
-	s    []byte
+	s    string
 	rare int // index in s of its rarest byte
 }
 
@@ -27,31 +27,11 @@ func NewLiteral(s string) *Literal {
 	if s == "" {
 		return nil
 	}
-	l := &Literal{s: []byte(s)}
-	for i := 1; i < len(s); i++ {
-		if regexfast.HTMLByteRank(s[i]) < regexfast.HTMLByteRank(s[l.rare]) {
-			l.rare = i
-		}
-	}
-	return l
+	return &Literal{s: s, rare: regexfast.Rarest(s)}
 }
 
 // Index returns the first offset of l in b, or -1.
-func (l *Literal) Index(b []byte) int {
-	n, r, c := len(l.s), l.rare, l.s[l.rare]
-	for i := r; i < len(b); {
-		j := bytes.IndexByte(b[i:], c)
-		if j < 0 {
-			return -1
-		}
-		start := i + j - r
-		if start+n <= len(b) && bytes.Equal(b[start:start+n], l.s) {
-			return start
-		}
-		i += j + 1
-	}
-	return -1
-}
+func (l *Literal) Index(b []byte) int { return regexfast.IndexBytesAt(b, l.s, l.rare) }
 
 // BodyRegexp is a regular expression searched over bodies, prefiltered by its literal prefix.
 type BodyRegexp struct {
@@ -114,13 +94,10 @@ type rareString struct {
 }
 
 func newRareString(s string) rareString {
-	r := rareString{s: s}
-	for i := 1; i < len(s); i++ {
-		if regexfast.HTMLByteRank(s[i]) < regexfast.HTMLByteRank(s[r.rare]) {
-			r.rare = i
-		}
+	if s == "" {
+		return rareString{}
 	}
-	return r
+	return rareString{s: s, rare: regexfast.Rarest(s)}
 }
 
 // in reports whether r.s occurs in v.

@@ -11,6 +11,10 @@ func TestLiteralIndex(t *testing.T) {
 	tests := []struct{ needle, hay string }{
 		{"abc", "xxabcxx"}, {"abc", "abc"}, {"abc", "ab"}, {"Zq", "zqZqZ"}, {"\"currentAsin\"", `{"a":1,"currentAsin":"B0"}`},
 		{"aaa", "aaaaa"}, {"/ref=cs_503_", strings.Repeat("<a href=\"/ref=cs_5\">", 50) + "/ref=cs_503_x"}, {"x", ""},
+		// a body full of the literal's rarest byte in HTML: the search goes on by another byte
+		// (regexfast's rechoosing), from the first place not yet ruled out
+		{"qVz", strings.Repeat("V", 20000) + "qV" + strings.Repeat("xV", 500) + "qVz"},
+		{"qVz", strings.Repeat("aV", 10000) + "qVq"},
 	}
 	for _, tt := range tests {
 		if got, want := NewLiteral(tt.needle).Index([]byte(tt.hay)), bytes.Index([]byte(tt.hay), []byte(tt.needle)); got != want {
