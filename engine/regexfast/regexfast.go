@@ -582,12 +582,7 @@ func Index(s, lit string) int {
 }
 
 // IndexBytes is Index on a byte slice: bytes.Index(b, []byte(lit)).
-func IndexBytes(b []byte, lit string) int {
-	if len(lit) < 2 {
-		return bytes.Index(b, []byte(lit))
-	}
-	return indexRare(b, lit, rarests([]string{lit})[0])
-}
+func IndexBytes(b []byte, lit string) int { return IndexBytesAt(b, lit, Rarest(lit)) }
 
 // Rarest is the index in lit of its rarest byte in HTML at large, the byte IndexBytesAt starts
 // from (0 for a literal of one byte).

@@ -12,37 +12,32 @@ func tightSpace(src string) string {
 	if !strings.ContainsAny(src, " \t\r\n") {
 		return src
 	}
-	var b strings.Builder
-	var quote byte
-	prev := byte(0) // the last byte written outside whitespace
-	for i := 0; i < len(src); i++ {
+	var drop []int           // start and end of each run of whitespace dropped
+	prev, run := byte(0), -1 // the last byte outside whitespace; where the current run began
+	outsideLiterals(src, func(i, _ int) bool {
 		c := src[i]
-		if quote != 0 {
-			if c == quote {
-				quote = 0
-			}
-			b.WriteByte(c)
-			prev = c
-			continue
-		}
 		if isXMLSpace(c) {
-			j := i
-			for j < len(src) && isXMLSpace(src[j]) {
-				j++
+			if run < 0 {
+				run = i
 			}
-			if j < len(src) && (src[j] == '[' || src[j] == '/' && prev == ']') && prev != 0 {
-				i = j - 1
-				continue
-			}
-			b.WriteString(src[i:j])
-			i = j - 1
-			continue
+			return true
 		}
-		if c == '\'' || c == '"' {
-			quote = c
+		if run >= 0 && prev != 0 && (c == '[' || c == '/' && prev == ']') {
+			drop = append(drop, run, i)
 		}
-		b.WriteByte(c)
-		prev = c
+		prev, run = c, -1
+		return true
+	})
+	if drop == nil {
+		return src
 	}
+	var b strings.Builder
+	b.Grow(len(src))
+	from := 0
+	for k := 0; k < len(drop); k += 2 {
+		b.WriteString(src[from:drop[k]])
+		from = drop[k+1]
+	}
+	b.WriteString(src[from:])
 	return b.String()
 }
