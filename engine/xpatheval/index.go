@@ -380,27 +380,15 @@ func trimParens(s string) string {
 
 // matching returns the index of the bracket closing the one at open, skipping quoted strings.
 func matching(s string, open int) int {
-	depth := 0
-	var quote byte
-	for i := open; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '[' || c == '(':
-			depth++
-		case c == ']' || c == ')':
-			depth--
-			if depth == 0 {
-				return i
-			}
+	end := -1
+	outsideLiterals(s[open:], func(i, depth int) bool {
+		if c := s[open+i]; depth == 0 && (c == ']' || c == ')') {
+			end = open + i
+			return false
 		}
-	}
-	return -1
+		return true
+	})
+	return end
 }
 
 // splitTop splits s at sep outside brackets and quotes.
@@ -412,27 +400,15 @@ func splitWord(s, word string) []string { return splitOutside(s, " "+word+" ") }
 // splitOutside splits s at every occurrence of sep that is outside brackets, parentheses and quotes.
 func splitOutside(s, sep string) []string {
 	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
+	start := 0
+	outsideLiterals(s, func(i, depth int) bool {
 		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '[' || c == '(':
-			depth++
-		case c == ']' || c == ')':
-			depth--
-		case depth == 0 && strings.HasPrefix(s[i:], sep):
+		if i >= start && depth == 0 && !strings.ContainsRune("[]()'\"", rune(c)) && strings.HasPrefix(s[i:], sep) {
 			out = append(out, s[start:i])
 			start = i + len(sep)
-			i += len(sep) - 1
 		}
-	}
+		return true
+	})
 	return append(out, s[start:])
 }
 
