@@ -34,8 +34,17 @@ var fastJSONCases = []struct {
 	{`-0.5e+10`, true},
 	{`0`, true},
 	{`1E3`, true},
-	{`"\ud83d\ude00"`, false}, // a surrogate pair: encoding/json's
-	{`"\ud83d"`, false},
+	// surrogate escapes, as encoding/json reads them: a pair is one rune, anything else U+FFFD
+	{`"\ud83d\ude00"`, true},
+	{`"a\uD83D\uDE00b\ud83d\ude00"`, true},
+	{`"\ud83d"`, true},
+	{`"\ude00\ud83d"`, true},
+	{`"\ud83d\u0041"`, true},
+	{`"\ud83d\ud83d\ude00"`, true},
+	{`"\ud83d\n"`, true},
+	{`"\ud83d\"`, false},
+	{`"\ud83d\u12"`, false},
+	{`"\ud83d\u12x4"`, false},
 	{"\"\xff\"", false},      // not UTF-8: encoding/json replaces it
 	{"\"a\\n\xff\"", false},  // the same after an escape
 	{"\"tab\there\"", false}, // a control byte: an error

@@ -506,8 +506,8 @@ func (d *fastDecoder) skip() bool {
 	return false
 }
 
-// skipStr steps over the string at d.i (a '"') as str reads it: the escapes str decodes (not a
-// surrogate \u), no control byte, UTF-8. The escapes are ASCII, so the text between the quotes is
+// skipStr steps over the string at d.i (a '"') as str reads it: the escapes str decodes, no
+// control byte, UTF-8. The escapes are ASCII, so the text between the quotes is
 // UTF-8 exactly when the string str would build from it is.
 func (d *fastDecoder) skipStr() bool {
 	start := d.i + 1
@@ -545,8 +545,8 @@ func (d *fastDecoder) skipStr() bool {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				j += 2
 			case 'u':
-				r, ok := hex4(b, j+2)
-				if !ok || r >= 0xd800 && r < 0xe000 {
+				// Any four hex digits: a surrogate, paired or not, decodes (see surrogate).
+				if _, ok := hex4(b, j+2); !ok {
 					return false
 				}
 				j += 6

@@ -60,7 +60,9 @@ var projectionCases = []struct{ in, proj string }{
 	{`{"a":1,"b":{}}`, "b"},                            // empty stays empty
 	{`{"a":{"x":1},"a":{"y":2}}`, "a.y"},               // the last of a repeated key
 	{`{"a":[1,{"b":2}],"c":{"d":3}}`, "a.b,c.[]"},      // an array read by key, an object by element: whole
-	{`{"a":"\ud83d\ude00","b":1}`, "b"},                // a surrogate skipped: left to encoding/json
+	{`{"a":"\ud83d\ude00","b":1}`, "b"},                // a surrogate pair skipped
+	{`{"a":"\ude00\ud83d","b":"\ud83d"}`, "b"},         // lone surrogates, skipped and read
+	{`{"a":"\ud83d\u12","b":1}`, "b"},                  // a bad escape after one: refused
 	{`{"a":1e999,"b":1}`, "b"},                         // out of range
 	{"{\"a\":\"\xff\",\"b\":1}", "b"},                  // not UTF-8
 	{`{"a":[1,2,],"b":1}`, "b"},                        // malformed where skipped
