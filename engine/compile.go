@@ -384,6 +384,7 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 		c.errAt(d, "an endpoint needs fields")
 	}
 	p.fields = c.compileFields(&d.Fields, nil, 0)
+	setPaths(p.fields, "")
 	if d.Paginate != nil {
 		c.compilePaginate(p, d.Paginate)
 	}

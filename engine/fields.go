@@ -45,7 +45,9 @@ func (r *run) fields(fs []*field, obj map[string]any, env map[string]any, ctx xp
 				continue
 			}
 		}
+		m := r.tr.start()
 		v, err := r.field(f, env, ctx, depth)
+		r.tr.field(f, m)
 		if err != nil {
 			return err
 		}

@@ -118,6 +118,7 @@ func containsString(l []string, s string) bool {
 // order as the parser listed them (nil when it moved some: see dom.ParseHTMLViewElements).
 func (s *stepResult) buildHTML() []*html.Node {
 	s.lazy = false
+	defer s.tr.phase("parse", s.tr.start())
 	// A view of the body, never written after parsing (see bodyString): the tree's strings are
 	// its bytes rather than a copy of the page.
 	n, elems, err := dom.ParseHTMLViewElements(s.body)

@@ -191,6 +191,7 @@ const (
 
 type field struct {
 	name     string
+	path     string // products[].price: the name Trace.Field reports
 	kind     fieldKind
 	elem     fieldKind // for lists
 	sels     []*selector

@@ -80,6 +80,8 @@ type stepResult struct {
 	scanDoc          *html.Node
 	scanSure         []*html.Node
 	scanDone, scanOK bool
+	// tr is the run's tracer (nil without a Trace), which a lazily built tree reports its parse to.
+	tr *tracer
 }
 
 func (s *stepResult) nav() xpath.NodeNavigator {
@@ -129,6 +131,7 @@ type run struct {
 	baseSrc  string
 	baseURL  *url.URL
 	baseDone bool
+	tr       *tracer // nil unless the context carries a Trace
 	// machine runs every expression of the run: one VM reused (a run is one goroutine, and no
 	// expression calls back into the engine) instead of a new one, with its stack, per field of
 	// every item.
@@ -235,7 +238,8 @@ func (p *Plan) Run(ctx context.Context, params Params, f Fetcher) (*Result, erro
 func (p *Plan) newRun(ctx context.Context, params Params, f Fetcher, pageIdx int, page map[string]any) *run {
 	r := &run{plan: p, ctx: ctx, fetcher: f, params: params, pageIdx: pageIdx,
 		vars: map[string]any{}, src: map[string]any{}, stepsEnv: map[string]any{},
-		results: make([]*stepResult, len(p.steps)), xp: xpatheval.NewEvaluator(p.want), finds: funcs.NewFinds()}
+		results: make([]*stepResult, len(p.steps)), xp: xpatheval.NewEvaluator(p.want), finds: funcs.NewFinds(),
+		tr: newTracer(ctx)}
 	dom := p.domains[p.defDomain]
 	if p.domainParam != "" {
 		if d, ok := params[p.domainParam].(string); ok {
@@ -323,7 +327,10 @@ func (r *run) page() (map[string]any, error) {
 	if !p.lazyTree {
 		ctx = r.lastDoc.nav()
 	}
-	if err := r.fields(p.fields, obj, env, ctx, 0, true); err != nil {
+	m := r.tr.start()
+	err := r.fields(p.fields, obj, env, ctx, 0, true)
+	r.tr.phase("fields", m)
+	if err != nil {
 		return nil, err
 	}
 	// A tree built for a field and refused by the parser fails the run as it would have failed
@@ -334,6 +341,9 @@ func (r *run) page() (map[string]any, error) {
 		}
 	}
 	env["fields"] = obj
+	if len(p.outRules) > 0 {
+		defer r.tr.phase("output_rules", r.tr.start())
+	}
 	for _, rl := range p.outRules {
 		ok, err := r.machine.Run(rl.when, env)
 		if err != nil {
@@ -376,7 +386,9 @@ func (r *run) step(st *step) error {
 		if err := r.ctx.Err(); err != nil {
 			return &errcode.Error{Code: errcode.TargetUnreachable, Message: "the request deadline passed", Detail: "timeout", Cause: err}
 		}
+		m := r.tr.start()
 		resp, err := r.fetcher.Fetch(r.ctx, req)
+		r.tr.phase("fetch", m)
 		n := 1
 		if resp != nil && resp.Attempts > 0 {
 			n = resp.Attempts
@@ -404,7 +416,10 @@ func (r *run) step(st *step) error {
 		}
 		r.stepsEnv[st.id] = map[string]any{"status": sr.status, "url": sr.url, "body": sr.bodyString()}
 		r.env["base"] = sr.url
-		if err := r.decodeSources(st, sr); err != nil {
+		m = r.tr.start()
+		err = r.decodeSources(st, sr)
+		r.tr.phase("sources", m)
+		if err != nil {
 			return err
 		}
 		// On a 404 or 410 the step did not expect, only rules written for that status have a say: a
@@ -412,7 +427,9 @@ func (r *run) step(st *step) error {
 		// matches a not-found page only because that page lacks the content, and the status is the
 		// answer.
 		gone := targetSaysGone(st, sr.status)
+		m = r.tr.start()
 		rl, err := r.checkRules(st, sr, gone)
+		r.tr.phase("rules", m)
 		if err != nil {
 			return err
 		}
@@ -576,15 +593,21 @@ func renderJSON(m *vm.VM, v any, env map[string]any) (any, error) {
 
 // parse converts the body to UTF-8 and parses it once, as the step declares.
 func (r *run) parse(st *step, resp *Response) *stepResult {
-	sr := &stepResult{st: st, status: resp.Status, url: resp.URL, header: resp.Header}
+	sr := &stepResult{st: st, status: resp.Status, url: resp.URL, header: resp.Header, tr: r.tr}
 	if sr.header == nil {
 		sr.header = http.Header{}
 	}
+	m := r.tr.start()
 	body, err := dom.ToUTF8(resp.Body, sr.header.Get("Content-Type"))
+	r.tr.phase("decode", m)
 	if err != nil {
 		body = resp.Body
 	}
 	sr.body = body
+	// An HTML tree reports its own parse time (buildHTML), whether built here or lazily.
+	if st.parse == "xml" || st.parse == "json" {
+		defer r.tr.phase("parse", r.tr.start())
+	}
 	switch st.parse {
 	case "html":
 		if r.plan.lazyTree {

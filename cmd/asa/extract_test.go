@@ -94,3 +94,57 @@ func TestExtractHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractProfile: --profile prints the parse-only floor, the fastest extraction and its ratio,
+// each phase and each field by path instead of the JSON; a page the endpoint refuses is shown as
+// asa extract shows it; bad flags are refused.
+func TestExtractProfile(t *testing.T) {
+	sitedefs := t.TempDir()
+	for _, dir := range []string{"walmart", "_families"} {
+		abs, err := filepath.Abs("../../sitedefs/" + dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(sitedefs, dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const dir = "../../fixtures/walmart/search/"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{"a results page", []string{"walmart.search", dir + "com-list-tiles/page.html", "--param", "query=desk fan", "--profile", "--runs", "3"}, 0,
+			[]string{"walmart.search: 1 response(s)", "3 runs", "parse only", "x parse only (make bench's x-parse)",
+				"mean of 3 traced runs, by phase", "decode", "parse", "rules", "fields", "json",
+				"products[].title", "products[].price", "total_results"}, ""},
+		{"a bot check", []string{"walmart.search", dir + "bot-check/page.html", "--param", "query=desk fan", "--profile"}, 1,
+			[]string{`"error": "target_unreachable"`}, ""},
+		{"runs out of range", []string{"walmart.search", dir + "com-list-tiles/page.html", "--profile", "--runs", "0"}, 2, nil,
+			"--runs takes a number from 1 to 10000"},
+		{"runs not a number", []string{"walmart.search", dir + "com-list-tiles/page.html", "--profile", "--runs=many"}, 2, nil,
+			"--runs takes a number from 1 to 10000"},
+		{"universal", []string{"universal.get", dir + "com-list-tiles/page.html", "--profile"}, 2, nil,
+			"--profile times a sitedef's endpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"extract"}, tt.args...), "--sitedefs", sitedefs)
+			if code := run(context.Background(), args, &stdout, &stderr); code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout.String(), stderr.String())
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("stderr lacks %q: %s", tt.stderr, stderr.String())
+			}
+		})
+	}
+}
