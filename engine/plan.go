@@ -92,6 +92,9 @@ type step struct {
 	sources []*source // decoded from this step
 	// ldProj, when not nil, is the part of the page's JSON-LD objects the step's json_ld sources
 	// read (see ldProjection).
+	// jsonBySource: a parse: json step whose body only its one projected body source reads; the
+	// source decodes it, projected, in place of the parse's whole decode (see projectSources).
+	jsonBySource bool
 	ldProj *dom.Projection
 }
 
@@ -114,9 +117,9 @@ type source struct {
 	body       bool
 	mainText   bool
 	required   bool
-	// proj, when not nil, is the part of a script-JSON or xpath_json source the plan's expressions
-	// read (see projectSources); for a json_ld source, the part of the object it finds, which the
-	// step's ldProj joins with its other json_ld sources'.
+	// proj, when not nil, is the part of a script-JSON, xpath_json or body source the plan's
+	// expressions read (see projectSources); for a json_ld source, the part of the object it finds,
+	// which the step's ldProj joins with its other json_ld sources'.
 	proj *dom.Projection
 }
 

@@ -166,7 +166,7 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 		return
 	}
 	for _, s := range p.sources {
-		if s.scriptJSON == nil && s.xpathJSON == nil && s.jsonLD == "" {
+		if s.scriptJSON == nil && s.xpathJSON == nil && s.jsonLD == "" && !s.body {
 			continue
 		}
 		t := pj.trie[s.name]
@@ -179,7 +179,25 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 	}
 	for _, st := range p.steps {
 		st.ldProj = ldProjection(st.sources)
+		st.jsonBySource = st.parse == "json" && bodySourceProjected(st.sources)
 	}
+}
+
+// bodySourceProjected reports whether the only body source among a step's sources is projected:
+// a parse: json step's decoded body is read by nothing else, so that source decodes the part it
+// reads, and the step's parse decodes nothing (a JSON API's answer of a megabyte, of which a
+// search endpoint reads the results).
+func bodySourceProjected(sources []*source) bool {
+	var body *source
+	for _, s := range sources {
+		if s.body {
+			if body != nil {
+				return false
+			}
+			body = s
+		}
+	}
+	return body != nil && body.proj != nil
 }
 
 // ldProjection is what the json_ld sources of a step read of the objects they find, together: the

@@ -261,6 +261,16 @@ func TestProjectionKeepsOutput(t *testing.T) {
 			t.Errorf("%s decodes %s whole (%s)", id, src, engine.ProjectionRefused(reg.Plan(id)))
 		}
 	}
+	// A JSON answer read through a body source; a parse: json step whose only reader is that source
+	// leaves the decode to it.
+	for _, x := range [][2]string{{"youtube.search", "first"}, {"youtube.search", "more"}, {"youtube.comments", "page"}, {"youtube.video", "json"}} {
+		if p := engine.Projections(reg.Plan(x[0])); p[x[1]] == nil {
+			t.Errorf("%s decodes its body source %s whole (%s)", x[0], x[1], engine.ProjectionRefused(reg.Plan(x[0])))
+		}
+	}
+	if s := engine.JSONBySource(reg.Plan("youtube.search")); !slices.Equal(s, []string{"more"}) {
+		t.Errorf("youtube.search's steps whose body source decodes the JSON: %v, want [more]", s)
+	}
 	// JSON-LD (each step's json_ld sources together) and an attribute's JSON (xpath_json).
 	for _, x := range [][2]string{{"bandcamp.album", "ld"}, {"bandcamp.album", "tralbum"}, {"bandcamp.track", "ld"}, {"bandcamp.track", "tralbum"},
 		{"bestbuy.product", "ld"}, {"bestbuy.product", "crumbs"}, {"littlethings.article", "news"}} {

@@ -626,6 +626,9 @@ func (r *run) parse(st *step, resp *Response) *stepResult {
 		}
 		sr.doc = dom.Navigator(n)
 	case "json":
+		if st.jsonBySource {
+			break // decoded by its body source, projected (decodeSources)
+		}
 		v, err := dom.DecodeJSON(body)
 		if err != nil {
 			sr.parseErr = fmt.Errorf("the response is not JSON: %w", err)
@@ -658,11 +661,23 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 		var v any
 		switch {
 		case src.body:
-			if sr.jsonOK {
+			switch {
+			case sr.jsonOK:
 				v = sr.json
-			} else if dom.MaybeJSON(sr.body) {
+			case st.jsonBySource:
+				// The step's parse, done here: an answer that is not JSON fails the step as the
+				// parse would have (after the rules, see step).
+				m := r.tr.start()
+				x, err := dom.DecodeJSONStringProjected(sr.bodyString(), src.proj)
+				r.tr.phase("parse", m)
+				if err != nil {
+					sr.parseErr = fmt.Errorf("the response is not JSON: %w", err)
+				} else {
+					v = x
+				}
+			case dom.MaybeJSON(sr.body):
 				// Not an HTML page, which DecodeJSON would scan whole before failing at its '<'.
-				if x, err := dom.DecodeJSON(sr.body); err == nil {
+				if x, err := dom.DecodeJSONStringProjected(sr.bodyString(), src.proj); err == nil {
 					v = x
 				}
 			}
