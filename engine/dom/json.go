@@ -56,6 +56,20 @@ func DecodeJSONString(s string) (any, error) {
 	return v, nil
 }
 
+// DecodeJSONPrefixString decodes the object or array s starts with, whatever follows it, as
+// encoding/json's Decoder.Decode into an any does (a `{...};` captured from a script); ok is false
+// when s starts with anything else or with a value the fast decoder leaves to encoding/json (a
+// string that is not UTF-8, nesting past MaxDepth, a number strconv refuses, malformed JSON), and
+// the caller asks encoding/json. The value's strings are substrings of s, and no part of it is
+// shared with another value, so a caller may change it.
+func DecodeJSONPrefixString(s string) (v any, ok bool) {
+	if s == "" || s[0] != '{' && s[0] != '[' {
+		return nil, false
+	}
+	v, _, _, ok = decodeFastPrefixInterned(s, false, nil)
+	return v, ok
+}
+
 // MaybeJSON reports whether DecodeJSON(body) can succeed, from body's first byte: a body source
 // read from an HTML page (youtube's, whose JSON comes from a script) is sure to fail at its '<',
 // and DecodeJSON would first scan the whole page for nesting depth to say so.

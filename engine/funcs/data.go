@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"asa/engine/dom"
 )
 
 // Values reach these functions from three places: JSON decoding (map[string]any, []any,
@@ -648,6 +650,12 @@ func parseJSON(s string) (any, bool) {
 	s = strings.TrimLeft(s, " \t\r\n\uFEFF")
 	if s == "" {
 		return nil, false
+	}
+	// An object or array in one pass, as Decode would give it: Google's batchexecute answers are
+	// JSON in a JSON string of a hundred kilobytes, which encoding/json's scan-then-decode read at
+	// a third of the speed (googleplay.reviews decoded its answer three times).
+	if v, ok := dom.DecodeJSONPrefixString(s); ok {
+		return v, true
 	}
 	var v any
 	if err := json.NewDecoder(strings.NewReader(s)).Decode(&v); err != nil {
