@@ -95,7 +95,7 @@ type step struct {
 	// jsonBySource: a parse: json step whose body only its one projected body source reads; the
 	// source decodes it, projected, in place of the parse's whole decode (see projectSources).
 	jsonBySource bool
-	ldProj *dom.Projection
+	ldProj       *dom.Projection
 }
 
 type kvTemplate struct {
