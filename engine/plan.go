@@ -92,10 +92,10 @@ type step struct {
 	sources []*source // decoded from this step
 	// ldProj, when not nil, is the part of the page's JSON-LD objects the step's json_ld sources
 	// read (see ldProjection).
+	ldProj *dom.Projection
 	// jsonBySource: a parse: json step whose body only its one projected body source reads; the
 	// source decodes it, projected, in place of the parse's whole decode (see projectSources).
 	jsonBySource bool
-	ldProj       *dom.Projection
 }
 
 type kvTemplate struct {
