@@ -104,17 +104,17 @@ type progUse struct {
 	code string
 }
 
-// projectSources sets the projection of each script-JSON, xpath_json and json_ld source of p that
-// the analysis bounds, and each step's projection of its JSON-LD (ldProjection).
+// projectSources sets the projection of each script-JSON, xpath_json, body and json_ld source of p
+// that the analysis bounds, and each step's projection of its JSON-LD (ldProjection).
 func (e *Engine) projectSources(p *Plan, uses []progUse) {
 	if e.noProject {
 		return
 	}
-	hasScript := false
+	decoded := false
 	for _, s := range p.sources {
-		hasScript = hasScript || s.scriptJSON != nil || s.xpathJSON != nil || s.jsonLD != ""
+		decoded = decoded || s.scriptJSON != nil || s.xpathJSON != nil || s.jsonLD != "" || s.body
 	}
-	if !hasScript {
+	if !decoded {
 		return
 	}
 	pj := &projector{plan: p, trie: map[string]*dom.Projection{}, fieldVals: map[string]absVal{}, varVals: map[string]absVal{},
