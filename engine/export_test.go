@@ -194,17 +194,6 @@ func SourceProjection(p *Plan, name string) *dom.Projection {
 // ProjectionRefused says why p projects no source ("" when it does, or has none to project).
 func ProjectionRefused(p *Plan) string { return p.projWhy }
 
-// BodySources lists p's body sources by name.
-func BodySources(p *Plan) []string {
-	var out []string
-	for _, s := range p.sources {
-		if s.body {
-			out = append(out, s.name)
-		}
-	}
-	return out
-}
-
 // JSONBySource lists the ids of p's parse: json steps whose projected body source decodes the body.
 func JSONBySource(p *Plan) []string {
 	var out []string

@@ -23,18 +23,7 @@ func TestExtractPages(t *testing.T) {
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
-	// Only the site under test: loading the whole catalogue eight times is most of this test's time
-	// under the race detector, and says nothing about replaying pages.
-	sitedefs := t.TempDir()
-	for _, dir := range []string{"reddit", "_families"} {
-		abs, err := filepath.Abs("../../sitedefs/" + dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(abs, filepath.Join(sitedefs, dir)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sitedefs := siteOnly(t, "reddit")
 	params := []string{"--sitedefs", sitedefs, "--param", "query=https://www.reddit.com/r/AskHistorians/", "--param", "sort=new", "--param", "limit=3"}
 	tests := []struct {
 		name      string
@@ -99,16 +88,7 @@ func TestExtractHelp(t *testing.T) {
 // each phase and each field by path instead of the JSON; a page the endpoint refuses is shown as
 // asa extract shows it; bad flags are refused.
 func TestExtractProfile(t *testing.T) {
-	sitedefs := t.TempDir()
-	for _, dir := range []string{"walmart", "_families"} {
-		abs, err := filepath.Abs("../../sitedefs/" + dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(abs, filepath.Join(sitedefs, dir)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sitedefs := siteOnly(t, "walmart")
 	const dir = "../../fixtures/walmart/search/"
 	tests := []struct {
 		name   string
@@ -147,4 +127,22 @@ func TestExtractProfile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// siteOnly returns a sitedefs directory of the site under test and the families: loading the whole
+// catalogue for each run of asa is most of such a test's time under the race detector, and says
+// nothing about the command.
+func siteOnly(t *testing.T, site string) string {
+	t.Helper()
+	sitedefs := t.TempDir()
+	for _, dir := range []string{site, "_families"} {
+		abs, err := filepath.Abs("../../sitedefs/" + dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(sitedefs, dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sitedefs
 }
