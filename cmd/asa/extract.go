@@ -25,6 +25,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	params := url.Values{}
 	var files []string
 	profile, runs := false, 20
+	everyStep := ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() (string, bool) {
@@ -62,6 +63,12 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 				return 2
 			}
 			dir = v
+		case a == "--all-steps" || strings.HasPrefix(a, "--all-steps="):
+			v, ok := next()
+			if !ok {
+				return 2
+			}
+			everyStep = v
 		case a == "--profile":
 			profile = true
 		case a == "--runs" || strings.HasPrefix(a, "--runs="):
@@ -87,11 +94,15 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			files = append(files, a)
 		}
 	}
-	if id == "" || len(files) == 0 {
-		fmt.Fprintf(stderr, "asa extract: want SITE.RESOURCE and at least one FILE\n\n%s", usage)
+	if id == "" || len(files) == 0 && everyStep == "" {
+		fmt.Fprintf(stderr, "asa extract: want SITE.RESOURCE and at least one FILE (or --all-steps FILE)\n\n%s", usage)
 		return 2
 	}
 	if id == universal.Endpoint {
+		if everyStep != "" {
+			fmt.Fprintf(stderr, "asa extract: --all-steps answers a sitedef's steps; %s takes one FILE\n", id)
+			return 2
+		}
 		if profile {
 			fmt.Fprintf(stderr, "asa extract: --profile times a sitedef's endpoint; %s has none (make eval-universal times it)\n", id)
 			return 2
@@ -105,6 +116,9 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	rp, pages, err := replies(plan, files, finalURL)
+	if err == nil && everyStep != "" {
+		rp.Fallback, err = replyFile(everyStep, finalURL)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "asa extract: %v\n", err)
 		return 2
@@ -113,7 +127,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		// As many pages as were given, unless --param pages says otherwise.
 		params.Set("pages", strconv.Itoa(pages))
 	}
-	if len(params) == 0 || (params.Get("query") == "" && plan.ExampleParams().Get("query") != "" && len(files) > 0) {
+	if len(params) == 0 || (params.Get("query") == "" && plan.ExampleParams().Get("query") != "" && (len(files) > 0 || everyStep != "")) {
 		// With no parameters, use the endpoint's examples so a quick look at a page needs no typing.
 		for k, v := range plan.ExampleParams() {
 			if params.Get(k) == "" {
@@ -140,7 +154,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 const extractUsage = `asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR]
-                   [--profile [--runs N]]
+                   [--all-steps FILE] [--profile [--runs N]]
 
 Runs one endpoint on saved responses and prints what a client would get (warnings on stderr).
 
@@ -151,6 +165,10 @@ Runs one endpoint on saved responses and prints what a client would get (warning
   --param k=v   a request parameter (default: the endpoint's examples); with pages of a paginated
                 endpoint given and no --param pages, pages is the number of pages given
   --url URL     the final URL of the first response (default: the URL the step requests)
+  --all-steps FILE
+                the response of every step given no FILE of its own, as a corpus expectation's
+                page: answers them all (a channel page that youtube.channel's resolve and browse
+                steps both read); the FILE arguments may then be left out
   --profile     instead of the JSON, where a run's time goes: the fastest extraction against the
                 fastest parse-only of the HTML responses (as make bench measures its x-parse), then
                 the mean time of each phase (decode, parse, sources, rules, fields, json) and of each
@@ -203,20 +221,30 @@ func replies(plan *engine.Plan, files []string, finalURL string) (*fixture.Repla
 		if rp.Replies[key] != nil {
 			return nil, 0, fmt.Errorf("two files for step %s page %d", step, page)
 		}
-		body, err := readFile(f)
+		url := ""
+		if len(rp.Replies) == 0 {
+			url = finalURL
+		}
+		rep, err := replyFile(f, url)
 		if err != nil {
 			return nil, 0, err
-		}
-		h := http.Header{}
-		h.Set("Content-Type", fixture.ContentType(f))
-		rep := &fixture.Reply{Status: 200, Header: h, Body: body}
-		if len(rp.Replies) == 0 {
-			rep.URL = finalURL
 		}
 		rp.Replies[key] = rep
 		maxPage = max(maxPage, page)
 	}
 	return rp, maxPage, nil
+}
+
+// replyFile is the recorded response of file f, with status 200, the Content-Type its extension
+// says and final URL url ("": the URL asked for).
+func replyFile(f, url string) (*fixture.Reply, error) {
+	body, err := readFile(f)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set("Content-Type", fixture.ContentType(f))
+	return &fixture.Reply{Status: 200, Header: h, Body: body, URL: url}, nil
 }
 
 // extractUniversal runs the universal endpoint's extraction on one saved page: --param parse=

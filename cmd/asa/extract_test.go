@@ -77,7 +77,7 @@ func TestExtractHelp(t *testing.T) {
 	if code := run(context.Background(), []string{"extract", "-h"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"STEP=FILE", "STEP@N=FILE", "next page"} {
+	for _, want := range []string{"STEP=FILE", "STEP@N=FILE", "next page", "--all-steps FILE", "--profile", "--runs N"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("asa extract -h lacks %q", want)
 		}
@@ -145,4 +145,45 @@ func siteOnly(t *testing.T, site string) string {
 		}
 	}
 	return sitedefs
+}
+
+// TestExtractAllSteps: --all-steps FILE answers every step that has no FILE of its own, as a corpus
+// expectation's page: does, and gives what the fixture case of that page expects.
+func TestExtractAllSteps(t *testing.T) {
+	sitedefs := siteOnly(t, "walmart")
+	const dir = "../../fixtures/walmart/search/com-list-tiles/"
+	var want any
+	b, err := os.ReadFile(dir + "expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"extract", "walmart.search", "--all-steps", dir + "page.html", "--param", "query=desk fan", "--sitedefs", sitedefs}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got any
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %s\nwant %s", stdout.String(), b)
+	}
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"extract", "walmart.search", "--sitedefs", sitedefs}, "want SITE.RESOURCE and at least one FILE (or --all-steps FILE)"},
+		{[]string{"extract", "universal.get", "--all-steps", dir + "page.html"}, "--all-steps answers a sitedef's steps"},
+		{[]string{"extract", "walmart.search", "--all-steps", dir + "missing.html", "--sitedefs", sitedefs}, "missing.html"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(context.Background(), tt.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.stderr) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tt.args, code, stderr.String(), tt.stderr)
+		}
+	}
 }

@@ -66,10 +66,12 @@ Usage:
   asa sitedef new SITE.RESOURCE --from PAGE [--family F] [--url URL] [--sitedefs DIR] [--fixtures DIR] [--corpus DIR]
                                                   scaffold a sitedef (or a family site file), a fixture case
                                                   and a corpus expectation from a saved page
-  asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR] [--profile [--runs N]]
+  asa extract SITE.RESOURCE FILE... [--param k=v ...] [--url URL] [--sitedefs DIR] [--all-steps FILE]
+              [--profile [--runs N]]
                                                   run one endpoint on saved responses: one FILE per step in
                                                   step order, or STEP=FILE to name the step (again for its
-                                                  next page; STEP@N=FILE for page N); universal.get runs the
+                                                  next page; STEP@N=FILE for page N; --all-steps FILE for
+                                                  every other step); universal.get runs the
                                                   universal extraction (--param parse=text ...); --profile
                                                   prints where a run's time goes (against parse-only, by
                                                   phase, by field) instead of the JSON; -h for more

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"runtime"
 	"slices"
@@ -44,8 +45,12 @@ func profileExtract(ctx context.Context, plan *engine.Plan, params url.Values, r
 
 	// The floor: charset conversion and HTML parsing of every HTML response given.
 	var pages [][]byte
-	size := 0
-	for _, rep := range rp.Replies {
+	size, responses := 0, 0
+	for _, rep := range append(slices.Collect(maps.Values(rp.Replies)), rp.Fallback) {
+		if rep == nil {
+			continue
+		}
+		responses++
 		size += len(rep.Body)
 		if strings.Contains(rep.Header.Get("Content-Type"), "html") {
 			pages = append(pages, rep.Body)
@@ -106,7 +111,7 @@ func profileExtract(ctx context.Context, plan *engine.Plan, params url.Values, r
 
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/float64(time.Millisecond)) }
 	per := func(d time.Duration) time.Duration { return d / time.Duration(runs) }
-	fmt.Fprintf(stdout, "%s: %d response(s), %.1f KB; %d runs\n\n", plan.ID, len(rp.Replies), float64(size)/1024, runs)
+	fmt.Fprintf(stdout, "%s: %d response(s), %.1f KB; %d runs\n\n", plan.ID, responses, float64(size)/1024, runs)
 	fmt.Fprintln(stdout, "fastest run of each")
 	if len(pages) > 0 {
 		fmt.Fprintf(stdout, "  parse only  %9s ms  charset conversion and HTML parse of the HTML responses\n", ms(parseMin))
