@@ -50,6 +50,22 @@ func TestNegativeFixtures(t *testing.T) {
 			"//form[@id='challenge-form'][contains(@action, '__cf_chl_f_tk=')]",
 			"//script[contains(., 'window._cf_chl_opt')][contains(., '/cdn-cgi/challenge-platform/')]",
 		}, `Verifying you are human`},
+		{"datadome-captcha.html", []string{
+			"//script[contains(., 'geo.captcha-delivery.com')]",
+			"//script[@src='https://ct.captcha-delivery.com/c.js']",
+		}, `Please enable JS and disable any ad blocker`},
+		{"perimeterx-press-and-hold.html", []string{
+			"//title[. = 'Access to this page has been denied']",
+			"//div[@id='px-captcha']",
+			"//script[contains(., 'window._pxAppId')]",
+		}, `Press & Hold to confirm you are`},
+		{"akamai-access-denied.html", []string{
+			"//title[. = 'Access Denied']",
+			"//h1[. = 'Access Denied']",
+		}, `You don't have permission to access "http://www\.example-shop\.test/product/123" on this server`},
+		{"incapsula-incident.html", []string{
+			"//iframe[@id='main-iframe'][starts-with(@src, '/_Incapsula_Resource')][contains(., 'Incapsula incident ID')]",
+		}, `^$`}, // an iframe's content is raw text: the page has no text
 		{"empty.html", nil, `^$`},
 		{"blank.html", []string{"/html/body[not(*)]"}, `^$`},
 		{"other-site-product.html", []string{
