@@ -66,6 +66,12 @@ func TestNegativeFixtures(t *testing.T) {
 		{"incapsula-incident.html", []string{
 			"//iframe[@id='main-iframe'][starts-with(@src, '/_Incapsula_Resource')][contains(., 'Incapsula incident ID')]",
 		}, `^$`}, // an iframe's content is raw text: the page has no text
+		{"recaptcha-robot-check.html", []string{
+			"//div[contains(@class, 'g-recaptcha')][@data-sitekey]",
+			"//title[. = 'Are you a robot?']",
+		}, `unusual activity from your network`},
+		{"nginx-429.html", []string{"//title[. = '429 Too Many Requests']"}, `429 Too Many Requests\s+nginx`},
+		{"apache-503.html", []string{"//title[. = '503 Service Unavailable']", "//address[starts-with(., 'Apache/')]"}, `temporarily unable to service your\s+request`},
 		{"empty.html", nil, `^$`},
 		{"blank.html", []string{"/html/body[not(*)]"}, `^$`},
 		{"other-site-product.html", []string{
