@@ -72,7 +72,7 @@ func TestNegativeFixtures(t *testing.T) {
 		}, `unusual activity from your network`},
 		{"nginx-429.html", []string{"//title[. = '429 Too Many Requests']"}, `429 Too Many Requests\s+nginx`},
 		{"apache-503.html", []string{"//title[. = '503 Service Unavailable']", "//address[starts-with(., 'Apache/')]"}, `temporarily unable to service your\s+request`},
-		{"meta-refresh-redirect.html", []string{"//meta[@http-equiv='refresh'][starts-with(@content, '0; url=')]"}, `^Redirecting to `},
+		{"meta-refresh-redirect.html", []string{"//meta[@http-equiv='refresh'][starts-with(@content, '0; url=')]"}, `Redirecting to https://www\.example-shop\.test/privacy-gate`},
 		{"empty.html", nil, `^$`},
 		{"blank.html", []string{"/html/body[not(*)]"}, `^$`},
 		{"other-site-product.html", []string{
