@@ -73,6 +73,7 @@ func TestNegativeFixtures(t *testing.T) {
 		{"nginx-429.html", []string{"//title[. = '429 Too Many Requests']"}, `429 Too Many Requests\s+nginx`},
 		{"apache-503.html", []string{"//title[. = '503 Service Unavailable']", "//address[starts-with(., 'Apache/')]"}, `temporarily unable to service your\s+request`},
 		{"meta-refresh-redirect.html", []string{"//meta[@http-equiv='refresh'][starts-with(@content, '0; url=')]"}, `Redirecting to https://www\.example-shop\.test/privacy-gate`},
+		{"soft-404.html", []string{"//h1[. = \"Sorry, we couldn't find that page\"]", "//form[@action='/search']"}, `may have been moved or deleted`},
 		{"empty.html", nil, `^$`},
 		{"blank.html", []string{"/html/body[not(*)]"}, `^$`},
 		{"other-site-product.html", []string{
