@@ -41,6 +41,10 @@ func TestNegativeFixtures(t *testing.T) {
 		{"consent-youtube.html", []string{
 			"//form[@action='https://consent.youtube.com/save']",
 		}, `Before you continue to YouTube`},
+		{"consent-yahoo-guce.html", []string{
+			"//form[starts-with(@action, 'https://guce.yahoo.com/v2/collectConsent')]",
+			"//button[@name='reject'][contains(@class, 'reject-all')]",
+		}, `Yahoo is part of the Yahoo family of brands`},
 		{"login-wall.html", []string{
 			"//form[.//input[@type='password']]",
 			"//meta[@property='og:title'][contains(@content, 'Log in')]",
