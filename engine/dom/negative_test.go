@@ -78,6 +78,8 @@ func TestNegativeFixtures(t *testing.T) {
 		{"apache-503.html", []string{"//title[. = '503 Service Unavailable']", "//address[starts-with(., 'Apache/')]"}, `temporarily unable to service your\s+request`},
 		{"meta-refresh-redirect.html", []string{"//meta[@http-equiv='refresh'][starts-with(@content, '0; url=')]"}, `Redirecting to https://www\.example-shop\.test/privacy-gate`},
 		{"soft-404.html", []string{"//h1[. = \"Sorry, we couldn't find that page\"]", "//form[@action='/search']"}, `may have been moved or deleted`},
+		{"gdpr-451-eu-block.html", []string{"//h1[starts-with(., '451: Unavailable due to legal reasons')]"}, `access cannot be granted at this time`},
+		{"eu-unavailable.html", []string{"//div[@id='gdpr-message']"}, `currently unavailable in most European countries`},
 		{"empty.html", nil, `^$`},
 		{"blank.html", []string{"/html/body[not(*)]"}, `^$`},
 		{"other-site-product.html", []string{
