@@ -36,12 +36,13 @@ func WithTrace(ctx context.Context, t *Trace) context.Context {
 type tracer struct {
 	t      *Trace
 	parsed time.Duration
+	now    func() time.Time // time.Now; a test's own clock
 }
 
 // newTracer returns the tracer of ctx's Trace, or nil.
 func newTracer(ctx context.Context) *tracer {
 	if t, _ := ctx.Value(traceKey{}).(*Trace); t != nil {
-		return &tracer{t: t}
+		return &tracer{t: t, now: time.Now}
 	}
 	return nil
 }
@@ -57,7 +58,7 @@ func (tr *tracer) start() mark {
 	if tr == nil {
 		return mark{}
 	}
-	return mark{at: time.Now(), parsed: tr.parsed}
+	return mark{at: tr.now(), parsed: tr.parsed}
 }
 
 // phase reports the time since m, without the parse time reported meanwhile. It and field are
@@ -69,7 +70,7 @@ func (tr *tracer) phase(name string, m mark) {
 }
 
 func (tr *tracer) reportPhase(name string, m mark) {
-	d := time.Since(m.at) - (tr.parsed - m.parsed)
+	d := tr.now().Sub(m.at) - (tr.parsed - m.parsed)
 	if name == "parse" {
 		tr.parsed += d
 	}
@@ -86,7 +87,7 @@ func (tr *tracer) field(f *field, m mark) {
 }
 
 func (tr *tracer) reportField(f *field, m mark) {
-	tr.t.Field(f.path, time.Since(m.at)-(tr.parsed-m.parsed))
+	tr.t.Field(f.path, tr.now().Sub(m.at)-(tr.parsed-m.parsed))
 }
 
 // setPaths gives each field its path under prefix, as Trace.Field names it.
