@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,6 +47,15 @@ type srcPath struct {
 	elems []pathElem
 	// flat: an element of flatten's answer, which is never a list (an element of it is not read).
 	flat bool
+	// k is the path written out (keyed): the fixpoint below compares paths by it many times over.
+	k string
+}
+
+// keyed is p with its key written out once.
+func (p srcPath) keyed() srcPath {
+	p.k = ""
+	p.k = p.key()
+	return p
 }
 
 // absVal is what a value may be: parts of sources, the fields or vars object itself, or a list an
@@ -96,6 +105,14 @@ type projector struct {
 	changed bool
 	trees   map[*vm.Program]ast.Node
 	visits  map[*vm.Program]int
+	// children holds each path made, by its parent's key and element: every pass of the fixpoint
+	// makes the same paths again.
+	children map[childOf]srcPath
+}
+
+type childOf struct {
+	parent string
+	e      pathElem
 }
 
 // progUse is one place a program was compiled for.
@@ -118,7 +135,7 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 		return
 	}
 	pj := &projector{plan: p, trie: map[string]*dom.Projection{}, fieldVals: map[string]absVal{}, varVals: map[string]absVal{},
-		built: map[string]absVal{}, trees: map[*vm.Program]ast.Node{}, visits: map[*vm.Program]int{}}
+		built: map[string]absVal{}, trees: map[*vm.Program]ast.Node{}, visits: map[*vm.Program]int{}, children: map[childOf]srcPath{}}
 	for _, u := range uses {
 		if _, ok := pj.trees[u.prog]; ok || u.prog == nil {
 			continue
@@ -371,10 +388,20 @@ func (pj *projector) grow(m map[string]absVal, name string, v absVal) {
 		pj.fail("lists nested too deep")
 		return
 	}
-	if !had || n.sig() != old.sig() {
+	if !had || grew(old, n) {
 		pj.changed = true
 	}
 	m[name] = n
+}
+
+// grew reports whether n, which is union(old, something), may be more than old. union keeps
+// old's paths and adds the others once, and what grow stores has each path once at every depth
+// (union makes it so from nothing), so a larger set is a longer list.
+func grew(old, n absVal) bool {
+	if len(n.paths) != len(old.paths) || n.fields != old.fields || n.vars != old.vars || (n.list == nil) != (old.list == nil) {
+		return true
+	}
+	return n.list != nil && grew(*old.list, *n.list)
 }
 
 func (v absVal) listDepth() int {
@@ -384,40 +411,16 @@ func (v absVal) listDepth() int {
 	return 1 + v.list.listDepth()
 }
 
-// sig is v written out, the same for the same value.
-func (v absVal) sig() string {
-	ks := make([]string, len(v.paths))
-	for i, p := range v.paths {
-		ks[i] = p.key()
-	}
-	sort.Strings(ks)
-	s := strings.Join(ks, "\x01")
-	if v.fields {
-		s += "\x01fields"
-	}
-	if v.vars {
-		s += "\x01vars"
-	}
-	if v.list != nil {
-		s += "\x01[" + v.list.sig() + "]"
-	}
-	return s
-}
-
 func (p srcPath) key() string {
+	if p.k != "" {
+		return p.k
+	}
 	k := p.src
 	if p.root {
 		k = "\x00root"
 	}
 	for _, e := range p.elems {
-		switch {
-		case e.elem:
-			k += "\x00[]"
-		case e.desc:
-			k += "\x00~" + e.key
-		default:
-			k += "\x00." + e.key
-		}
+		k += e.part()
 	}
 	if p.flat {
 		k += "\x00flat"
@@ -425,12 +428,66 @@ func (p srcPath) key() string {
 	return k
 }
 
+// part is e's part of a path's key.
+func (e pathElem) part() string {
+	switch {
+	case e.elem:
+		return "\x00[]"
+	case e.desc:
+		return "\x00~" + e.key
+	default:
+		return "\x00." + e.key
+	}
+}
+
+// child is the path of e under p, made once.
+func (pj *projector) child(p srcPath, e pathElem) srcPath {
+	k := childOf{p.key(), e}
+	if c, ok := pj.children[k]; ok {
+		return c
+	}
+	c := p.child(e)
+	pj.children[k] = c
+	return c
+}
+
+// child is the path of e under p.
+func (p srcPath) child(e pathElem) srcPath {
+	elems := make([]pathElem, len(p.elems), len(p.elems)+1)
+	copy(elems, p.elems)
+	c := srcPath{src: p.src, elems: append(elems, e)}
+	if p.flat {
+		return c.keyed() // p's key ends in its flatness, which c lacks
+	}
+	c.k = p.key() + e.part()
+	return c
+}
+
+// addsTo reports whether b holds a path a lacks, or a holds one twice.
+func addsTo(a, b []srcPath) bool {
+	for i, p := range a {
+		for _, q := range a[:i] {
+			if q.key() == p.key() {
+				return true
+			}
+		}
+	}
+	for _, p := range b {
+		if !slices.ContainsFunc(a, func(q srcPath) bool { return q.key() == p.key() }) {
+			return true
+		}
+	}
+	return false
+}
+
+// union is what a or b may be: a's paths, then b's that a lacks, each once.
 func union(a, b absVal) absVal {
 	list := a.list
 	switch {
-	case list == nil:
-		list = b.list
-	case b.list != nil:
+	case list == nil && b.list != nil:
+		l := union(absVal{}, *b.list) // each path once, at every depth
+		list = &l
+	case list != nil && b.list != nil:
 		l := union(*a.list, *b.list)
 		list = &l
 	}
@@ -438,16 +495,31 @@ func union(a, b absVal) absVal {
 		a.fields, a.vars, a.list = a.fields || b.fields, a.vars || b.vars, list
 		return a
 	}
-	if len(a.paths) == 0 {
+	if len(a.paths) == 0 && len(b.paths) == 1 {
 		b.fields, b.vars, b.list = a.fields || b.fields, a.vars || b.vars, list
 		return b
 	}
+	if len(a.paths)+len(b.paths) <= 16 && !addsTo(a.paths, b.paths) {
+		// b adds nothing (the fixpoint's passes mostly find what they found before): a's own
+		// list, not a copy
+		a.fields, a.vars, a.list = a.fields || b.fields, a.vars || b.vars, list
+		return a
+	}
 	out := absVal{fields: a.fields || b.fields, vars: a.vars || b.vars, list: list, paths: make([]srcPath, 0, len(a.paths)+len(b.paths))}
-	seen := map[string]bool{}
+	// Few paths are compared in place; many through a set.
+	var seen map[string]bool
+	if len(a.paths)+len(b.paths) > 16 {
+		seen = make(map[string]bool, len(a.paths)+len(b.paths))
+	}
 	for _, l := range [2][]srcPath{a.paths, b.paths} {
 		for _, p := range l {
-			if k := p.key(); !seen[k] {
-				seen[k] = true
+			k := p.key()
+			if seen != nil {
+				if !seen[k] {
+					seen[k] = true
+					out.paths = append(out.paths, p)
+				}
+			} else if !slices.ContainsFunc(out.paths, func(q srcPath) bool { return q.key() == k }) {
 				out.paths = append(out.paths, p)
 			}
 		}
@@ -583,7 +655,7 @@ func (pj *projector) member(v absVal, e pathElem) absVal {
 				pj.whole(absVal{paths: []srcPath{p}})
 				continue
 			}
-			out.paths = append(out.paths, srcPath{src: e.key})
+			out.paths = append(out.paths, srcPath{src: e.key}.keyed())
 			continue
 		}
 		if e.elem && p.flat {
@@ -594,9 +666,7 @@ func (pj *projector) member(v absVal, e pathElem) absVal {
 			pj.fail("a path too long")
 			continue
 		}
-		elems := make([]pathElem, len(p.elems), len(p.elems)+1)
-		copy(elems, p.elems)
-		out.paths = append(out.paths, srcPath{src: p.src, elems: append(elems, e)})
+		out.paths = append(out.paths, pj.child(p, e))
 	}
 	return out
 }
@@ -617,14 +687,14 @@ func (pj *projector) flat(v absVal) absVal {
 			continue
 		}
 		p.flat = true
-		out.paths = append(out.paths, p)
+		out.paths = append(out.paths, p.keyed())
 		if len(p.elems) >= maxPathLen {
 			pj.fail("a path too long")
 			continue
 		}
 		elems := make([]pathElem, len(p.elems), len(p.elems)+1)
 		copy(elems, p.elems)
-		out.paths = append(out.paths, srcPath{src: p.src, elems: append(elems, pathElem{elem: true}), flat: true})
+		out.paths = append(out.paths, srcPath{src: p.src, elems: append(elems, pathElem{elem: true}), flat: true}.keyed())
 	}
 	if v.list != nil {
 		out = union(out, pj.flat(*v.list))
@@ -711,7 +781,7 @@ func (pj *projector) eval(n ast.Node, c *evalCtx) absVal {
 		}
 		switch n.Value {
 		case "src":
-			return absVal{paths: []srcPath{{root: true}}}
+			return absVal{paths: []srcPath{srcPath{root: true}.keyed()}}
 		case "fields":
 			return absVal{fields: true}
 		case "item":
