@@ -4,7 +4,7 @@ GO ?= go
 CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
-EQUIVALENCE_TESTS := (TestEquivalentPages|TestSameAsRegexp|TestSplitSameAsRegexp|TestChainSameAsRegexp|TestFastXPathMatchesFull|TestNativeXPathMatchesFull|TestEquivalentCorpus|TestDecodeInternedOnCorpus|TestScanXPathsOnPages|TestElementsPages|TestDirectIsTheVM|TestRuleOrderIsPure|TestProjectionKeepsOutput|TestJSONLDProjectedCorpus|TestScanByLiteralOnPages|TestLazyTreeKeepsOutput|TestCardMasksOnPages)
+NO_RACE_TESTS := (TestCorpusAll|TestCorpusJSONLDBlocks|TestDecodeFastOnCorpus|TestEquivalentPages|TestSameAsRegexp|TestSplitSameAsRegexp|TestChainSameAsRegexp|TestFastXPathMatchesFull|TestNativeXPathMatchesFull|TestEquivalentCorpus|TestDecodeInternedOnCorpus|TestScanXPathsOnPages|TestElementsPages|TestDirectIsTheVM|TestRuleOrderIsPure|TestProjectionKeepsOutput|TestJSONLDProjectedCorpus|TestScanByLiteralOnPages|TestLazyTreeKeepsOutput|TestCardMasksOnPages|TestAddFamilySiteNeedsNoGo)
 
 .PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench bench-compare eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
 
@@ -21,10 +21,11 @@ run: build
 test: lint generate-check
 	$(GO) test $(GOFLAGS_TEST) ./...
 	@# The equivalence tests (a fast path against its reference on every page or many random inputs)
-	@# check a sample under -race (the race_*_test.go files of their packages say why): here they
-	@# run whole, without the detector.
-	$(GO) test -count=1 -run '^$(EQUIVALENCE_TESTS)$$' ./engine ./engine/dom ./engine/dom/htmlparse ./engine/regexfast ./engine/xpatheval \
-		./engine/universal/readability
+	@# and the corpus-wide parses are one goroutine of pure computation: under -race they check a
+	@# sample or skip (the race_*_test.go files of their packages say why), and here they run whole,
+	@# without the detector.
+	$(GO) test -count=1 -run '^$(NO_RACE_TESTS)$$' ./engine ./engine/dom ./engine/dom/htmlparse ./engine/regexfast ./engine/xpatheval \
+		./engine/universal/readability ./cmd/asa
 	$(GO) run ./cmd/asa sitedef check
 	$(GO) run ./cmd/asa sitedef test --corpus $(CORPUS)
 

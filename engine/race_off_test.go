@@ -4,6 +4,4 @@ package engine_test
 
 import "testing"
 
-const raceDetector = false
-
 func skipUnderRace(*testing.T) {}

@@ -4,14 +4,10 @@ package engine_test
 
 import "testing"
 
-// raceDetector: the test binary runs under -race. The corpus-wide equivalence tests of this
-// package are one goroutine of pure computation, where the detector finds nothing and costs ten
-// times the time: under it they check a sample, and make test runs them whole without it.
-const raceDetector = true
-
-// skipUnderRace skips a corpus-wide equivalence test that samples nothing cheaper than its whole
-// run (loading the catalogue and the corpus is most of it): make test runs it without the
-// detector, where it takes seconds instead of half a minute.
+// skipUnderRace skips a corpus-wide equivalence test under -race: it is one goroutine of pure
+// computation, where the detector finds nothing and costs ten times the time, and loading the
+// catalogue and the corpus is most of it, so no sample is cheap. make test runs it whole without
+// the detector.
 func skipUnderRace(t *testing.T) {
 	t.Helper()
 	t.Skip("one goroutine of pure computation: make test runs it without -race")

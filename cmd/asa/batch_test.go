@@ -17,12 +17,14 @@ import (
 // its line.
 func TestBatchCommands(t *testing.T) {
 	dir := t.TempDir()
+	// amazon alone: the test is about serve, not the catalogue, which costs seconds to load under -race
+	sitedefs := siteOnly(t, "amazon")
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--db", filepath.Join(dir, "asa.db"), "--log-format", "json"}, stdout, stderr)
+		done <- run(ctx, []string{"serve", "--addr", addr, "--db", filepath.Join(dir, "asa.db"), "--log-format", "json", "--sitedefs", sitedefs}, stdout, stderr)
 	}()
 	defer func() {
 		cancel()

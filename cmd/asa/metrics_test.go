@@ -14,6 +14,8 @@ import (
 // listener, behind the token, over real HTTP.
 func TestServeMetricsAddrAndToken(t *testing.T) {
 	dir := t.TempDir()
+	// amazon alone: the test is about serve, not the catalogue, which costs seconds to load under -race
+	sitedefs := siteOnly(t, "amazon")
 	addr, maddr := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -21,7 +23,7 @@ func TestServeMetricsAddrAndToken(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", addr, "--db", filepath.Join(dir, "asa.db"),
-			"--metrics-addr", maddr, "--metrics-token", "tok-123"}, io.Discard, stderr)
+			"--metrics-addr", maddr, "--metrics-token", "tok-123", "--sitedefs", sitedefs}, io.Discard, stderr)
 	}()
 	get := func(url, token string) (int, string, error) {
 		req, _ := http.NewRequest(http.MethodGet, url, nil)

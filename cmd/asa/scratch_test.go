@@ -16,6 +16,7 @@ import (
 // the fixture cases with coverage and negatives, the corpus expectations, the generated endpoint
 // docs (unchanged by the new site), and the catalogue's corpus count (computed at run time).
 func TestAddFamilySiteNeedsNoGo(t *testing.T) {
+	skipUnderRace(t)
 	tmp := t.TempDir()
 	sd, fx := filepath.Join(tmp, "sitedefs"), filepath.Join(tmp, "fixtures")
 	for _, c := range []struct{ from, to string }{
@@ -52,12 +53,8 @@ func TestAddFamilySiteNeedsNoGo(t *testing.T) {
 		code := run(ctx, args, &out, &out)
 		return code, out.String()
 	}
-	// Each command loads the whole catalogue, eight seconds under the race detector: there the copy
-	// is not checked before the new site is added (the check after it covers both).
-	if !raceDetector {
-		if code, out := sh("sitedef", "check", "--sitedefs", sd); code != 0 {
-			t.Fatalf("the scratch copy does not pass check before the new site:\n%s", out)
-		}
+	if code, out := sh("sitedef", "check", "--sitedefs", sd); code != 0 {
+		t.Fatalf("the scratch copy does not pass check before the new site:\n%s", out)
 	}
 	_, before := sh("sitedef", "docs", "--endpoints", "--sitedefs", sd)
 
@@ -109,17 +106,10 @@ expect: {output: expected.json}
 	if code, out := sh("sitedef", "check", "--sitedefs", sd); code != 0 {
 		t.Errorf("asa sitedef check: exit %d\n%s", code, out)
 	}
-	// The whole copied tree is replayed without the race detector; under it (make test) only the new
-	// site is, fixtures and real pages, since make test replays the whole real tree anyway and the
-	// race detector makes the thousands of checks take minutes.
-	if haveShared && !raceDetector {
+	// The whole copied tree is replayed, with its real pages when the shared corpus is there.
+	if haveShared {
 		if code, out := sh("sitedef", "test", "--sitedefs", sd, "--fixtures", fx, "--corpus", corpus); code != 0 {
 			t.Errorf("asa sitedef test --corpus: exit %d\n%s", code, out)
-		}
-	} else if raceDetector {
-		// the new site's fixture cases and its real page, in one run
-		if code, out := sh("sitedef", "test", "--sitedefs", sd, "--fixtures", fx, "--corpus", corpus, "--run", "gamma-cooks"); code != 0 {
-			t.Errorf("asa sitedef test --corpus --run gamma-cooks: exit %d\n%s", code, out)
 		}
 	} else {
 		if code, out := sh("sitedef", "test", "--sitedefs", sd, "--fixtures", fx); code != 0 {

@@ -125,8 +125,18 @@ func TestServeFirstRunSandbox(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	out2 := &lockedBuffer{}
-	go func() { done <- run(ctx2, []string{"serve", "--addr", freeAddr(t), "--db", db}, out2, io.Discard) }()
-	time.Sleep(300 * time.Millisecond)
+	addr2, sitedefs := freeAddr(t), siteOnly(t, "amazon") // the keys, not the catalogue, are under test
+	go func() {
+		done <- run(ctx2, []string{"serve", "--addr", addr2, "--db", db, "--sitedefs", sitedefs}, out2, io.Discard)
+	}()
+	// up means past the point where a first start prints its keys
+	waitUp(done, func() bool {
+		c, err := net.Dial("tcp", addr2)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
 	cancel2()
 	<-done
 	if strings.Contains(out2.String(), "live key") {

@@ -23,11 +23,13 @@ import (
 func TestUsageAfterRefusalFlood(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "asa.db")
 	addr := freeAddr(t)
+	// amazon alone: the test is about serve, not the catalogue, which costs seconds to load under -race
+	sitedefs := siteOnly(t, "amazon")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--db", db}, stdout, stderr) }()
+	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--sitedefs", sitedefs}, stdout, stderr) }()
 	var curl string
 	waitUp(done, func() bool {
 		if m := regexp.MustCompile(`curl '([^']+)'`).FindStringSubmatch(stdout.String()); m != nil {

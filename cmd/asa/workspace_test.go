@@ -78,11 +78,13 @@ func TestServeAppliesConfiguredCustomPlan(t *testing.T) {
 	}
 	write("workspaces:\n  - {name: big, plan: custom, credits: 2000000, concurrency: 400, rps: 250}\n  - {name: team, plan: vibe}\n")
 	addr := freeAddr(t)
+	// amazon alone: the test is about serve, not the catalogue, which costs seconds to load under -race
+	sitedefs := siteOnly(t, "amazon")
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan int, 1)
 	logs := &lockedBuffer{}
 	go func() {
-		done <- run(sctx, []string{"serve", "--db", db, "--config", conf, "--addr", addr}, io.Discard, logs)
+		done <- run(sctx, []string{"serve", "--db", db, "--config", conf, "--addr", addr, "--sitedefs", sitedefs}, io.Discard, logs)
 	}()
 	stopped := false
 	defer func() {

@@ -130,6 +130,7 @@ func scriptData(doc *html.Node) (scripts, values int) {
 // (a MANIFEST row says so) is checked for what it is: a DOM fragment yields text; an embedded-data
 // fragment, only a script, yields the data its script assigns. Expected outputs are not pages.
 func TestCorpusAll(t *testing.T) {
+	skipUnderRace(t)
 	dir := corpusDir(t)
 	if testing.Short() {
 		t.Skip("short")
@@ -384,6 +385,7 @@ func TestCorpusJSONLD(t *testing.T) {
 // JSONLD skips, a lenient reader must have had no way to read. And every type a block names, at
 // any depth, is found by FindJSONLD.
 func TestCorpusJSONLDBlocks(t *testing.T) {
+	skipUnderRace(t)
 	dir := corpusDir(t)
 	if testing.Short() {
 		t.Skip("short")

@@ -296,6 +296,7 @@ func FuzzDecodeFast(f *testing.F) {
 // encoding/json. The script JSON and JSON-LD of the corpus pages go through it in the corpus
 // expectations.
 func TestDecodeFastOnCorpus(t *testing.T) {
+	skipUnderRace(t)
 	dir := corpusDir(t)
 	taken, total := 0, 0
 	check := func(name string, b []byte) {

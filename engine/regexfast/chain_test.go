@@ -219,6 +219,7 @@ func randomOf(rng *rand.Rand, alphabet []string, i int) string {
 }
 
 func TestChainSameAsRegexp(t *testing.T) {
+	skipUnderRace(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, p := range append(chainPatterns, notChains...) {
 		std := regexp.MustCompile(p)

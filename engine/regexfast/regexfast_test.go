@@ -101,6 +101,7 @@ func randomInput(r *rand.Rand, n int) string {
 // TestSameAsRegexp compares every method with the regexp package's on random inputs, with the
 // pieces searched whatever the input's length.
 func TestSameAsRegexp(t *testing.T) {
+	skipUnderRace(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, p := range patterns {
 		t.Run(p.pattern, func(t *testing.T) {
