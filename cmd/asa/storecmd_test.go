@@ -29,7 +29,9 @@ func TestUsageAfterRefusalFlood(t *testing.T) {
 	defer cancel()
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--sitedefs", sitedefs}, stdout, stderr) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--sitedefs", sitedefs}, stdout, stderr)
+	}()
 	var curl string
 	waitUp(done, func() bool {
 		if m := regexp.MustCompile(`curl '([^']+)'`).FindStringSubmatch(stdout.String()); m != nil {
