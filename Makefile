@@ -4,7 +4,7 @@ GO ?= go
 CORPUS ?= ../shared/corpus
 BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
-NO_RACE_TESTS := (TestCorpusAll|TestCorpusJSONLDBlocks|TestDecodeFastOnCorpus|TestEquivalentPages|TestSameAsRegexp|TestSplitSameAsRegexp|TestChainSameAsRegexp|TestFastXPathMatchesFull|TestNativeXPathMatchesFull|TestEquivalentCorpus|TestDecodeInternedOnCorpus|TestScanXPathsOnPages|TestElementsPages|TestDirectIsTheVM|TestRuleOrderIsPure|TestProjectionKeepsOutput|TestJSONLDProjectedCorpus|TestScanByLiteralOnPages|TestLazyTreeKeepsOutput|TestCardMasksOnPages|TestAddFamilySiteNeedsNoGo)
+NO_RACE_TESTS := (TestCorpusAll|TestCorpusJSONLDBlocks|TestDecodeFastOnCorpus|TestEquivalentPages|TestSameAsRegexp|TestSplitSameAsRegexp|TestChainSameAsRegexp|TestFastXPathMatchesFull|TestNativeXPathMatchesFull|TestEquivalentCorpus|TestDecodeInternedOnCorpus|TestScanXPathsOnPages|TestElementsPages|TestDirectIsTheVM|TestRuleOrderIsPure|TestProjectionKeepsOutput|TestJSONLDProjectedCorpus|TestScanByLiteralOnPages|TestLazyTreeKeepsOutput|TestCardMasksOnPages|TestAddFamilySiteNeedsNoGo|TestShowIsWhatRuns|TestMCPToolsOfEveryEndpoint|TestValidatesAgainstOpenAPI31Schema)
 
 .PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench bench-compare eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
 
@@ -25,7 +25,7 @@ test: lint generate-check
 	@# sample or skip (the race_*_test.go files of their packages say why), and here they run whole,
 	@# without the detector.
 	$(GO) test -count=1 -run '^$(NO_RACE_TESTS)$$' ./engine ./engine/dom ./engine/dom/htmlparse ./engine/regexfast ./engine/xpatheval \
-		./engine/universal/readability ./cmd/asa
+		./engine/universal/readability ./cmd/asa ./fixtures ./api/openapi
 	$(GO) run ./cmd/asa sitedef check
 	$(GO) run ./cmd/asa sitedef test --corpus $(CORPUS)
 

@@ -16,6 +16,7 @@ import (
 // endpoint plus universal_get and the batch tools, each schema a JSON Schema that compiles on its
 // own (the component schemas it refers to carried under $defs), and no reserved parameter offered.
 func TestMCPToolsOfEveryEndpoint(t *testing.T) {
+	skipUnderRace(t)
 	reg := load(t)
 	raw, _ := build(t, reg)
 	tools, err := mcpserver.Tools(raw, mcpserver.ToolOptions{Skip: api.ReservedParams})

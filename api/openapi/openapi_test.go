@@ -85,6 +85,7 @@ func compiler(t *testing.T, raw []byte) *jsonschema.Compiler {
 // TestValidatesAgainstOpenAPI31Schema checks the document against the official OpenAPI 3.1 schema
 // (testdata/oas-3.1-schema.json, from the OpenAPI Specification repository), with formats asserted.
 func TestValidatesAgainstOpenAPI31Schema(t *testing.T) {
+	skipUnderRace(t)
 	raw, doc := build(t, load(t))
 	schemaJSON, err := os.ReadFile(filepath.Join("testdata", "oas-3.1-schema.json"))
 	if err != nil {
