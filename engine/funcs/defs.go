@@ -453,6 +453,25 @@ func (s *Set) definitions() []def {
 			),
 		},
 		{
+			name: "pathUnescape", group: groupURLs, sig: "pathUnescape(s) → string | nil",
+			summary: "s with its `%XX` escapes decoded, as a URL path segment is (a `+` stays a `+`): an id " +
+				"or alias taken from a URL a browser copied (`caf%C3%A9-du-monde`). nil when an escape is " +
+				"malformed, and for nil.",
+			types: []any{tS},
+			fn: text("pathUnescape", 1, 1, func(str string, _ []any) (any, error) {
+				v, err := url.PathUnescape(str)
+				if err != nil {
+					return nil, nil
+				}
+				return v, nil
+			}),
+			examples: ex(
+				`pathUnescape("caf%C3%A9-du-monde-new-orleans")`, `"café-du-monde-new-orleans"`,
+				`pathUnescape("a+b%20c")`, `"a+b c"`,
+				`pathUnescape("100%")`, `null`,
+			),
+		},
+		{
 			name: "urlHost", group: groupURLs, sig: "urlHost(u) → string | nil",
 			summary: "The host name of u, lower-case, without port; nil for relative URLs.",
 			types:   []any{tS},

@@ -483,7 +483,7 @@ var (
 		"parseDuration": {MaxDurationText, "1 Std. 5 Min.", "", 3900.0},
 	}
 	wholeText = []string{"normSpace", "stripTags", "unescapeHTML", "truncate", "splitLines", "joinLines",
-		"between", "absURL", "urlParam", "queryEscape", "urlHost", "urlPath", "unwrapURL", "reFind", "reFindAll",
+		"between", "absURL", "urlParam", "queryEscape", "pathUnescape", "urlHost", "urlPath", "unwrapURL", "reFind", "reFindAll",
 		"reMatch", "reReplace", "parseJSON", "toJSON", "get", "find", "findAll", "uniq", "compact",
 		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs", "wordCount",
 		"bestImage", "cleanText", "closestOf", "howToSteps", "schemaMinutes", "schemaName", "schemaProps", "schemaURL", "schemaYield", "splitTags"}
