@@ -232,8 +232,12 @@ func unwrapOnce(raw string) (string, bool) {
 		t = first("q")
 	case strings.HasSuffix(host, "duckduckgo.com") && (path == "/l/" || path == "/l"):
 		t = first("uddg")
+	case strings.HasSuffix(host, "duckduckgo.com") && path == "/y.js": // DuckDuckGo ads, around Bing's or Yahoo's
+		t = first("u3")
 	case strings.HasSuffix(host, "bing.com") && path == "/ck/a":
 		t = decodeBing(first("u"))
+	case strings.HasSuffix(host, "bing.com") && path == "/aclick": // Bing ads (and Yahoo's, which are Bing's)
+		t = decodeBingAd(first("u"))
 	case strings.HasSuffix(host, "yahoo.com"):
 		t = yahooTarget(raw)
 	case host == "out.reddit.com":
@@ -266,6 +270,24 @@ func decodeBing(v string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// decodeBingAd decodes the u parameter of Bing's ad redirector: the base64url (sometimes after
+// "a1", as in /ck/a) of the %-escaped target, "https%3a%2f%2fshop.example%2fp".
+func decodeBingAd(v string) string {
+	v = strings.TrimRight(strings.NewReplacer("+", "-", "/", "_").Replace(v), "=")
+	if strings.HasPrefix(v, "a1aHR0") { // "a1" then "htt"
+		v = v[2:]
+	}
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err != nil {
+		return ""
+	}
+	t, err := url.PathUnescape(string(b))
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // yahooTarget extracts the escaped target Yahoo puts in the path: ".../RU=https%3a%2f%2f.../RK=2".

@@ -100,15 +100,23 @@ func TestUnwrapURL(t *testing.T) {
 		"https://out.reddit.com/t3_x?url=https%3A%2F%2Fexample.com%2F&token=y":                        "https://example.com/",
 		"/sspa/click?ie=UTF8&spc=x&url=%2Fdp%2FB01GOH7PKA%2Fref%3Dsr_1":                               "/dp/B01GOH7PKA/ref=sr_1",
 		"https://example.com/redirect?url=https%3A%2F%2Ftarget.com%2F":                                "https://target.com/",
+		// Bing's ad redirector: the base64url of the %-escaped target, with or without "a1".
+		"https://www.bing.com/aclick?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZwJTNmYSUzZDE&rlid=9": "https://shop.example/p?a=1",
+		"https://www.bing.com/aclick?ld=e3f&u=a1aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                 "https://shop.example/p",
 		// Nested wrappers.
-		"https://www.google.com/url?q=https%3A%2F%2Fwww.youtube.com%2Fredirect%3Fq%3Dhttps%253A%252F%252Fexample.com": "https://example.com",
+		"https://duckduckgo.com/y.js?ad_provider=bingv7aa&u3=https%3A%2F%2Fwww.bing.com%2Faclick%3Fld%3De3f%26u%3DaHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                 "https://shop.example/p",
+		"https://r.search.yahoo.com/cbclk2/dWU9/RV=2/RE=1/RO=10/RU=https%3a%2f%2fwww.bing.com%2faclick%3fld%3de3f%26u%3daHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw/RK=2/RS=x": "https://shop.example/p",
+		"https://www.google.com/url?q=https%3A%2F%2Fwww.youtube.com%2Fredirect%3Fq%3Dhttps%253A%252F%252Fexample.com":                                                       "https://example.com",
 		// Not redirectors, or targets that are not links.
-		"https://example.com/":                                 "https://example.com/",
-		"https://www.google.com/search?q=https://x":            "https://www.google.com/search?q=https://x",
-		"https://example.com/redirect?url=javascript:alert(1)": "https://example.com/redirect?url=javascript:alert(1)",
-		"/url?q=javascript:alert(1)":                           "/url?q=javascript:alert(1)",
-		"https://www.bing.com/ck/a?u=a1!!!":                    "https://www.bing.com/ck/a?u=a1!!!",
-		"":                                                     "",
+		"https://example.com/":                                     "https://example.com/",
+		"https://www.google.com/search?q=https://x":                "https://www.google.com/search?q=https://x",
+		"https://example.com/redirect?url=javascript:alert(1)":     "https://example.com/redirect?url=javascript:alert(1)",
+		"/url?q=javascript:alert(1)":                               "/url?q=javascript:alert(1)",
+		"https://www.bing.com/ck/a?u=a1!!!":                        "https://www.bing.com/ck/a?u=a1!!!",
+		"https://www.bing.com/aclick?ld=x&u=!!!&rlid=y":            "https://www.bing.com/aclick?ld=x&u=!!!&rlid=y",
+		"https://www.bing.com/aclick?ld=x":                         "https://www.bing.com/aclick?ld=x",
+		"https://duckduckgo.com/y.js?ad_domain=x&u3=ftp%3A%2F%2Fx": "https://duckduckgo.com/y.js?ad_domain=x&u3=ftp%3A%2F%2Fx",
+		"": "",
 	} {
 		if got := unwrapURL(in); got != want {
 			t.Errorf("unwrapURL(%q) = %q, want %q", in, got, want)
