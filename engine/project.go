@@ -105,8 +105,7 @@ type projector struct {
 	changed bool
 	trees   map[*vm.Program]ast.Node
 	visits  map[*vm.Program]int
-	// children holds each path made, by its parent's key and element: every pass of the fixpoint
-	// makes the same paths again.
+	// children holds each path made, by its parent's key and element (child).
 	children map[childOf]srcPath
 }
 
@@ -395,8 +394,8 @@ func (pj *projector) grow(m map[string]absVal, name string, v absVal) {
 }
 
 // grew reports whether n, which is union(old, something), may be more than old. union keeps
-// old's paths and adds the others once, and what grow stores has each path once at every depth
-// (union makes it so from nothing), so a larger set is a longer list.
+// old's paths and adds those it lacks once, so what grow stores, made by union from nothing, has
+// each path once at every depth, and a larger set is a longer list.
 func grew(old, n absVal) bool {
 	if len(n.paths) != len(old.paths) || n.fields != old.fields || n.vars != old.vars || (n.list == nil) != (old.list == nil) {
 		return true
@@ -440,91 +439,70 @@ func (e pathElem) part() string {
 	}
 }
 
-// child is the path of e under p, made once.
+// child is the path of e under p, made once per analysis: every pass of the fixpoint makes the
+// same paths again.
 func (pj *projector) child(p srcPath, e pathElem) srcPath {
 	k := childOf{p.key(), e}
 	if c, ok := pj.children[k]; ok {
 		return c
 	}
-	c := p.child(e)
-	pj.children[k] = c
-	return c
-}
-
-// child is the path of e under p.
-func (p srcPath) child(e pathElem) srcPath {
 	elems := make([]pathElem, len(p.elems), len(p.elems)+1)
 	copy(elems, p.elems)
 	c := srcPath{src: p.src, elems: append(elems, e)}
 	if p.flat {
-		return c.keyed() // p's key ends in its flatness, which c lacks
+		c = c.keyed() // p's key ends in its flatness, which c lacks
+	} else {
+		c.k = p.key() + e.part()
 	}
-	c.k = p.key() + e.part()
+	pj.children[k] = c
 	return c
 }
 
-// addsTo reports whether b holds a path a lacks, or a holds one twice.
-func addsTo(a, b []srcPath) bool {
-	for i, p := range a {
-		for _, q := range a[:i] {
-			if q.key() == p.key() {
-				return true
-			}
-		}
-	}
-	for _, p := range b {
-		if !slices.ContainsFunc(a, func(q srcPath) bool { return q.key() == p.key() }) {
-			return true
-		}
-	}
-	return false
-}
-
-// union is what a or b may be: a's paths, then b's that a lacks, each once.
+// union is what a or b may be: a's paths, then those of b that a lacks, each once. a's own slice is
+// never written: a copy is made when b adds a path.
 func union(a, b absVal) absVal {
-	list := a.list
 	switch {
-	case list == nil && b.list != nil:
+	case a.list == nil && b.list != nil:
 		l := union(absVal{}, *b.list) // each path once, at every depth
-		list = &l
-	case list != nil && b.list != nil:
+		a.list = &l
+	case a.list != nil && b.list != nil:
 		l := union(*a.list, *b.list)
-		list = &l
+		a.list = &l
 	}
-	if len(b.paths) == 0 {
-		a.fields, a.vars, a.list = a.fields || b.fields, a.vars || b.vars, list
+	a.fields, a.vars = a.fields || b.fields, a.vars || b.vars
+	switch {
+	case len(b.paths) == 0:
+		return a
+	case len(a.paths) == 0 && len(b.paths) == 1:
+		a.paths = b.paths // nothing to compare (and no copy: union never writes a slice it was given)
 		return a
 	}
-	if len(a.paths) == 0 && len(b.paths) == 1 {
-		b.fields, b.vars, b.list = a.fields || b.fields, a.vars || b.vars, list
-		return b
-	}
-	if len(a.paths)+len(b.paths) <= 16 && !addsTo(a.paths, b.paths) {
-		// b adds nothing (the fixpoint's passes mostly find what they found before): a's own
-		// list, not a copy
-		a.fields, a.vars, a.list = a.fields || b.fields, a.vars || b.vars, list
-		return a
-	}
-	out := absVal{fields: a.fields || b.fields, vars: a.vars || b.vars, list: list, paths: make([]srcPath, 0, len(a.paths)+len(b.paths))}
 	// Few paths are compared in place; many through a set.
 	var seen map[string]bool
 	if len(a.paths)+len(b.paths) > 16 {
 		seen = make(map[string]bool, len(a.paths)+len(b.paths))
-	}
-	for _, l := range [2][]srcPath{a.paths, b.paths} {
-		for _, p := range l {
-			k := p.key()
-			if seen != nil {
-				if !seen[k] {
-					seen[k] = true
-					out.paths = append(out.paths, p)
-				}
-			} else if !slices.ContainsFunc(out.paths, func(q srcPath) bool { return q.key() == k }) {
-				out.paths = append(out.paths, p)
-			}
+		for _, p := range a.paths {
+			seen[p.key()] = true
 		}
 	}
-	return out
+	paths := a.paths
+	for _, p := range b.paths {
+		k := p.key()
+		if seen != nil {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		} else if slices.ContainsFunc(paths, func(q srcPath) bool { return q.key() == k }) {
+			continue
+		}
+		if len(paths) == len(a.paths) { // the first path added: a copy, room for all of b
+			paths = append(make([]srcPath, 0, len(a.paths)+len(b.paths)), a.paths...)
+		}
+		paths = append(paths, p)
+	}
+	a.paths = paths
+	return a
 }
 
 // prog evaluates a program of the plan in c.
