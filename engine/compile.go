@@ -383,7 +383,7 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	if d.Fields.Len() == 0 {
 		c.errAt(d, "an endpoint needs fields")
 	}
-	p.fields = c.compileFields(&d.Fields, nil, 0)
+	p.fields, p.order = c.compileFields(&d.Fields, nil, 0)
 	setPaths(p.fields, "")
 	if d.Paginate != nil {
 		c.compilePaginate(p, d.Paginate)
@@ -769,7 +769,7 @@ func (c *compiler) compileSelector(s *sitedef.Selector, what string, inList bool
 
 var kinds = map[string]fieldKind{"string": kString, "int": kInt, "float": kFloat, "bool": kBool, "url": kURL, "object": kObject, "any": kAny}
 
-func (c *compiler) compileFields(m *sitedef.Map[sitedef.Field], listParent *field, depth int) []*field {
+func (c *compiler) compileFields(m *sitedef.Map[sitedef.Field], listParent *field, depth int) (fields, order []*field) {
 	var out []*field
 	// fields.<name> reads the object being built, so each level declares its own names.
 	outer := c.env["fields"]
@@ -779,7 +779,15 @@ func (c *compiler) compileFields(m *sitedef.Map[sitedef.Field], listParent *fiel
 	m.Each(func(name string, f *sitedef.Field) {
 		out = append(out, c.compileField(name, f, listParent, depth))
 	})
-	return out
+	order, cycle := evalOrder(out)
+	if cycle != nil {
+		names := make([]string, len(cycle))
+		for i, f := range cycle {
+			names[i] = f.name
+		}
+		c.errAt(m, "fields %s read each other (fields.<name>): one of them must not", strings.Join(names, ", "))
+	}
+	return out, order
 }
 
 func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field, depth int) *field {
@@ -876,7 +884,7 @@ func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field
 		if isObjList {
 			parent = out
 		}
-		out.children = c.compileFields(&f.Fields, parent, depth+1)
+		out.children, out.order = c.compileFields(&f.Fields, parent, depth+1)
 	}
 	if len(out.sels) == 0 && f.Default == nil && out.kind != kObject {
 		c.errAt(f, "%s: needs a selector (xpath, expr, regex, const or select)", what)

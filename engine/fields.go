@@ -158,7 +158,7 @@ func (r *run) object(f *field, env map[string]any, ctx xpath.NodeNavigator, dept
 	obj := map[string]any{}
 	cenv := r.childEnv(obj, item, 0, nil)
 	mark := r.xp.BeginObject(ctx)
-	err := r.fields(f.children, obj, cenv, ctx, depth+1, false)
+	err := r.fields(f.order, obj, cenv, ctx, depth+1, false)
 	r.xp.EndItem(mark)
 	if err != nil {
 		if _, drop := err.(errDropItem); drop {
@@ -256,7 +256,7 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 			itemNav = c
 		}
 		mark := r.xp.BeginItem(itemNav)
-		err := r.fields(def.children, obj, cenv, c, depth+1, false)
+		err := r.fields(def.order, obj, cenv, c, depth+1, false)
 		r.xp.EndItem(mark)
 		if err != nil {
 			if _, drop := err.(errDropItem); drop {

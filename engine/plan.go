@@ -32,6 +32,7 @@ type Plan struct {
 	rules       []*rule // response phase, site rules first
 	outRules    []*rule // output phase
 	fields      []*field
+	order       []*field // fields in evaluation order (see evalOrder)
 	paginate    *paginate
 	maxAttempts int
 	timeout     time.Duration
@@ -205,7 +206,8 @@ type field struct {
 	when     *vm.Program
 	hidden   bool
 	children []*field
-	recurse  *field // list definition reused by a recursive child
+	order    []*field // children in evaluation order (see evalOrder)
+	recurse  *field   // list definition reused by a recursive child
 	limit    *vm.Program
 	lastPage bool // paginated endpoints: taken from the last page fetched
 }

@@ -328,7 +328,7 @@ func (r *run) page() (map[string]any, error) {
 		ctx = r.lastDoc.nav()
 	}
 	m := r.tr.start()
-	err := r.fields(p.fields, obj, env, ctx, 0, true)
+	err := r.fields(p.order, obj, env, ctx, 0, true)
 	r.tr.phase("fields", m)
 	if err != nil {
 		return nil, err
