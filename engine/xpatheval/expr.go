@@ -159,9 +159,10 @@ func newXPathSel(src string) (*xpathSel, error) {
 		return nil, err
 	}
 	// antchfx evaluates the form it counts positions right in (see groupsAsSteps) and compares a
-	// path with a string or number right in (see scalarFirst); the native and index evaluators read
+	// path with a string or number right in (see scalarFirst), and not() of a string or number right
+	// (see notScalar); the native and index evaluators read
 	// src itself.
-	ant := scalarFirst(groupsAsSteps(src))
+	ant := notScalar(scalarFirst(groupsAsSteps(src)))
 	if _, err := xpath.Compile(ant); err != nil {
 		ant = src
 	}
