@@ -18,31 +18,21 @@ func notScalar(src string) string {
 	if !strings.Contains(src, "not(") || !closesInOrder(src) {
 		return src
 	}
-	var b strings.Builder
-	last := 0
-	outsideLiterals(src, func(i, _ int) bool {
-		if i < last || !strings.HasPrefix(src[i:], "not(") || i > 0 && (isNameChar(src[i-1]) || src[i-1] == ':') {
-			return true
+	return spliceOutside(src, func(i int) (int, string) {
+		if !strings.HasPrefix(src[i:], "not(") || i > 0 && (isNameChar(src[i-1]) || src[i-1] == ':') {
+			return -1, ""
 		}
 		end := matching(src, i+3)
 		if end < 0 {
-			return true
+			return -1, ""
 		}
 		arg := strings.TrimSpace(src[i+4 : end])
 		inner := notScalar(arg)
 		if scalarCall(arg) {
 			inner = "boolean(" + inner + ")"
 		}
-		b.WriteString(src[last:i])
-		b.WriteString("not(" + inner + ")")
-		last = end + 1
-		return true
+		return end + 1, "not(" + inner + ")"
 	})
-	if last == 0 {
-		return src
-	}
-	b.WriteString(src[last:])
-	return b.String()
 }
 
 // scalarCall reports whether s is one call of a function of scalarFns, whole.

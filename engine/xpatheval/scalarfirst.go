@@ -17,17 +17,33 @@ func scalarFirst(src string) string {
 	if !strings.Contains(src, "[") || !strings.ContainsAny(src, "=<>") || !closesInOrder(src) {
 		return src
 	}
-	var b strings.Builder
-	last := 0 // src[:last] is written; a predicate's inside is rewritten whole, by predScalarFirst
-	outsideLiterals(src, func(i, _ int) bool {
-		if i < last || src[i] != '[' {
-			return true
+	// a predicate's inside is rewritten whole, by predScalarFirst
+	return spliceOutside(src, func(i int) (int, string) {
+		if src[i] != '[' {
+			return -1, ""
 		}
 		end := matching(src, i) // found: closesInOrder
-		b.WriteString(src[last : i+1])
-		b.WriteString(predScalarFirst(src[i+1 : end]))
-		b.WriteByte(']')
-		last = end + 1
+		return end + 1, "[" + predScalarFirst(src[i+1:end]) + "]"
+	})
+}
+
+// spliceOutside returns src with the parts at finds it reports replaced: find, called at each byte
+// outside literals and past the parts replaced so far, returns the end of a part starting there and
+// its replacement, or -1. src itself when nothing is replaced.
+func spliceOutside(src string, find func(i int) (end int, repl string)) string {
+	var b strings.Builder
+	last := 0 // src[:last] is written
+	outsideLiterals(src, func(i, _ int) bool {
+		if i < last {
+			return true
+		}
+		end, repl := find(i)
+		if end < 0 {
+			return true
+		}
+		b.WriteString(src[last:i])
+		b.WriteString(repl)
+		last = end
 		return true
 	})
 	if last == 0 {
