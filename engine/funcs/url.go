@@ -265,29 +265,30 @@ func decodeBing(v string) string {
 	if !strings.HasPrefix(v, "a1") {
 		return ""
 	}
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(v[2:], "="))
-	if err != nil {
-		return ""
-	}
-	return string(b)
+	return unbase64URL(v[2:])
 }
 
-// decodeBingAd decodes the u parameter of Bing's ad redirector: the base64url (sometimes after
-// "a1", as in /ck/a) of the %-escaped target, "https%3a%2f%2fshop.example%2fp".
+// decodeBingAd decodes the u parameter of Bing's ad redirector: the base64 (URL or standard
+// alphabet, sometimes after "a1", as in /ck/a) of the %-escaped target, "https%3a%2f%2fshop.example%2fp".
 func decodeBingAd(v string) string {
-	v = strings.TrimRight(strings.NewReplacer("+", "-", "/", "_").Replace(v), "=")
+	v = strings.NewReplacer("+", "-", "/", "_").Replace(v)
 	if strings.HasPrefix(v, "a1aHR0") { // "a1" then "htt"
 		v = v[2:]
 	}
-	b, err := base64.RawURLEncoding.DecodeString(v)
-	if err != nil {
-		return ""
-	}
-	t, err := url.PathUnescape(string(b))
+	t, err := url.PathUnescape(unbase64URL(v))
 	if err != nil {
 		return ""
 	}
 	return t
+}
+
+// unbase64URL decodes base64url with or without padding; "" when v is not.
+func unbase64URL(v string) string {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(v, "="))
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // yahooTarget extracts the escaped target Yahoo puts in the path: ".../RU=https%3a%2f%2f.../RK=2".

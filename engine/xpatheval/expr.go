@@ -158,10 +158,9 @@ func newXPathSel(src string) (*xpathSel, error) {
 	if _, err := xpath.Compile(src); err != nil {
 		return nil, err
 	}
-	// antchfx evaluates the form it counts positions right in (see groupsAsSteps) and compares a
-	// path with a string or number right in (see scalarFirst), and not() of a string or number right
-	// (see notScalar); the native and index evaluators read
-	// src itself.
+	// antchfx evaluates the form it counts positions right in (see groupsAsSteps), compares a path
+	// with a string or number right in (see scalarFirst) and takes not() of a string or number right
+	// (see notScalar); the native and index evaluators read src itself.
 	ant := notScalar(scalarFirst(groupsAsSteps(src)))
 	if _, err := xpath.Compile(ant); err != nil {
 		ant = src
