@@ -40,6 +40,27 @@ type KeyRecord struct {
 // copy of the secret: show it once. The active-key count and the insert share one write
 // transaction, so concurrent calls can never pass MaxActiveKeys; the one over gets ErrKeyLimit.
 func (db *DB) CreateKey(ctx context.Context, workspaceID int64, test bool) (apikey.Key, KeyRecord, error) {
+	return db.createKey(ctx, workspaceID, test, nil)
+}
+
+// KeyForm is a form that may create one key: the SHA-256 of its single-use id (the id itself is
+// not stored) and when its record may be forgotten, which must be after the form is refused as
+// expired.
+type KeyForm struct {
+	Hash    [32]byte
+	Expires time.Time
+}
+
+// CreateKeyOnce is CreateKey for a form that may create at most one key (the dashboard's "Generate
+// new key"): the form is recorded as spent in the transaction that inserts the key, so a form sent
+// again, or twice at once, or again after a crash, creates one key in all. A form already spent
+// gives ErrFormUsed and the record of the key it created (zero if that key is gone); refused with
+// ErrKeyLimit, the form is not spent.
+func (db *DB) CreateKeyOnce(ctx context.Context, workspaceID int64, test bool, form KeyForm) (apikey.Key, KeyRecord, error) {
+	return db.createKey(ctx, workspaceID, test, &form)
+}
+
+func (db *DB) createKey(ctx context.Context, workspaceID int64, test bool, form *KeyForm) (apikey.Key, KeyRecord, error) {
 	key, err := apikey.Generate(test)
 	if err != nil {
 		return apikey.Key{}, KeyRecord{}, fmt.Errorf("creating key: %w", err)
@@ -52,9 +73,28 @@ func (db *DB) CreateKey(ctx context.Context, workspaceID int64, test bool) (apik
 		State:       KeyActive,
 		CreatedAt:   fromMS(ms(time.Now())),
 	}
+	var spent KeyRecord
 	err = db.writeTx(ctx, func(tx *sql.Tx) error {
 		if err := db.lockWorkspace(ctx, tx, workspaceID); err != nil {
 			return err
+		}
+		if form != nil {
+			// First, so that of two transactions sending one form the second finds it spent (on
+			// PostgreSQL it waits on the first's unique index entry, then skips) and writes nothing.
+			formHash := hex.EncodeToString(form.Hash[:])
+			res, err := tx.ExecContext(ctx,
+				`INSERT INTO key_forms (form_hash, workspace_id, short_prefix, created_at, expires_at)
+				 VALUES (?, ?, ?, ?, ?) ON CONFLICT (form_hash) DO NOTHING`,
+				formHash, workspaceID, rec.ShortPrefix, ms(rec.CreatedAt), ms(form.Expires))
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				if err != nil {
+					return err
+				}
+				return db.spentForm(ctx, tx, workspaceID, formHash, &spent)
+			}
 		}
 		var exists, active int
 		err := tx.QueryRowContext(ctx,
@@ -75,10 +115,40 @@ func (db *DB) CreateKey(ctx context.Context, workspaceID int64, test bool) (apik
 			 VALUES (?, ?, ?, ?, 'active', ?) RETURNING id`,
 			workspaceID, rec.Hash, rec.ShortPrefix, test, ms(rec.CreatedAt)).Scan(&rec.ID)
 	})
+	if errors.Is(err, ErrFormUsed) {
+		return apikey.Key{}, spent, fmt.Errorf("creating key: %w", err)
+	}
 	if err != nil {
 		return apikey.Key{}, KeyRecord{}, fmt.Errorf("creating key: %w", classify(err))
 	}
 	return key, rec, nil
+}
+
+// spentForm reads, into rec, the key that the spent form created, and returns ErrFormUsed. A form
+// spent in another workspace (its id was made for another session) or whose key was purged leaves
+// rec zero.
+func (db *DB) spentForm(ctx context.Context, tx *sql.Tx, workspaceID int64, formHash string, rec *KeyRecord) error {
+	var k keyRow
+	err := tx.QueryRowContext(ctx,
+		`SELECT `+keyCols+` FROM key_forms f JOIN api_keys k ON k.workspace_id = f.workspace_id AND k.short_prefix = f.short_prefix
+		 WHERE f.form_hash = ? AND f.workspace_id = ?`, formHash, workspaceID).Scan(k.dest()...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return err
+	default:
+		*rec = k.record()
+	}
+	return ErrFormUsed
+}
+
+// PurgeKeyForms deletes the records of key forms that expired at now and returns how many.
+func (db *DB) PurgeKeyForms(ctx context.Context, now time.Time) (int64, error) {
+	res, err := db.w.ExecContext(ctx, `DELETE FROM key_forms WHERE expires_at <= ?`, ms(now))
+	if err != nil {
+		return 0, fmt.Errorf("purging key forms: %w", err)
+	}
+	return res.RowsAffected()
 }
 
 const keyCols = `k.id, k.workspace_id, k.hash, k.short_prefix, k.test, k.state, k.created_at, k.last_used_at, k.revoked_at`

@@ -50,6 +50,7 @@ var onBothDatabases = []struct {
 	{"TestPurgeRevoked", TestPurgeRevoked},
 	{"TestKeyByHashCredits", TestKeyByHashCredits},
 	{"TestSignUpAndSessions", TestSignUpAndSessions},
+	{"TestCreateKeyOnce", TestCreateKeyOnce},
 	// Several nodes on one database (pgnodes_test.go): PostgreSQL only.
 	{"TestPGNodesMigrateOnce", TestPGNodesMigrateOnce},
 	{"TestPGNodesChargeOnceWithinAllowance", TestPGNodesChargeOnceWithinAllowance},

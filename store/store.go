@@ -28,6 +28,9 @@ var (
 	ErrKeyLimit            = errors.New("active key limit reached")
 	ErrInsufficientCredits = errors.New("insufficient credits")
 	ErrInvalid             = errors.New("invalid argument")
+	// ErrFormUsed means a single-use form (the dashboard's key form, CreateKeyOnce) was already
+	// spent: what it asked for was done once and is not done again.
+	ErrFormUsed = errors.New("form already used")
 	// ErrUnavailable means the database cannot do the work now: locked by another process past
 	// the timeout, disk full, an I/O error. It is not a bug; the same call may succeed later.
 	ErrUnavailable = errors.New("store unavailable")
