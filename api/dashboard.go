@@ -34,7 +34,8 @@ type DashboardStore interface {
 	SessionByHash(ctx context.Context, tokenHash [32]byte, now time.Time) (store.Session, store.User, store.Workspace, error)
 	DeleteSession(ctx context.Context, tokenHash [32]byte) error
 	PurgeSessions(ctx context.Context, now time.Time) (int64, error)
-	CreateKey(ctx context.Context, workspaceID int64, test bool) (apikey.Key, store.KeyRecord, error)
+	CreateKeyOnce(ctx context.Context, workspaceID int64, test bool, form store.KeyForm) (apikey.Key, store.KeyRecord, error)
+	PurgeKeyForms(ctx context.Context, now time.Time) (int64, error)
 	Keys(ctx context.Context, workspaceID int64) ([]store.KeyRecord, error)
 	RevokeKey(ctx context.Context, workspaceID int64, shortPrefix string) error
 	Usage(ctx context.Context, q store.UsageQuery) ([]store.UsageRow, error)
@@ -95,6 +96,7 @@ const (
 // Form field and cookie names.
 const (
 	csrfField         = "csrf_token"
+	keyFormField      = "form_id"
 	sessionCookieBase = "asa_session"
 	csrfCookieBase    = "asa_csrf"
 )
@@ -226,6 +228,48 @@ func csrfFor(token string) string {
 	m := hmac.New(sha256.New, []byte(token))
 	m.Write([]byte("asa dashboard csrf v1"))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// keyFormGrace is how much longer than a key form's lifetime (the session's) its spent record is
+// kept: the node that purges it and the node that checks a late resend against its lifetime may
+// read different clocks.
+const keyFormGrace = time.Hour
+
+// keyFormID is a new single-use id for the generate-key form: when it was issued, a random nonce,
+// and an HMAC of both keyed by the session token. Issuing it stores nothing (a page view costs no
+// write); the POST that spends it records its hash with the key it creates, in one transaction
+// (store.CreateKeyOnce), so a reload that sends the form again creates nothing. The MAC keeps out
+// made-up ids and other sessions' ids, and makes the issue time trustworthy: a spent record may be
+// forgotten once its form is refused as expired.
+func keyFormID(sessionToken string, issued time.Time) string {
+	var nonce [16]byte
+	_, _ = rand.Read(nonce[:])
+	body := strconv.FormatInt(issued.Unix(), 10) + "." + base64.RawURLEncoding.EncodeToString(nonce[:])
+	return body + "." + keyFormMAC(sessionToken, body)
+}
+
+func keyFormMAC(sessionToken, body string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("asa dashboard key form v1\x00" + body))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// parseKeyFormID checks that id was issued to this session and returns when.
+func parseKeyFormID(sessionToken, id string) (time.Time, bool) {
+	if sessionToken == "" || len(id) > 128 {
+		return time.Time{}, false
+	}
+	i := strings.LastIndexByte(id, '.')
+	if i < 0 || !hmac.Equal([]byte(id[i+1:]), []byte(keyFormMAC(sessionToken, id[:i]))) {
+		return time.Time{}, false
+	}
+	body := id[:i]
+	secs, _, _ := strings.Cut(body, ".")
+	n, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(n, 0), true
 }
 
 func randomToken() string {
@@ -530,7 +574,10 @@ func (d *dashboard) startSession(c echo.Context, userID int64) error {
 	now := d.s.now()
 	if last := d.lastPurge.Load(); now.Unix()-last > 3600 && d.lastPurge.CompareAndSwap(last, now.Unix()) {
 		if _, err := d.store.PurgeSessions(context.WithoutCancel(ctx), now); err != nil {
-			d.s.log.WarnContext(ctx, "purging expired sessions", "err", err)
+			d.s.log.WarnContext(ctx, "purging expired sessions", "request_id", requestID(c), "err", err)
+		}
+		if _, err := d.store.PurgeKeyForms(context.WithoutCancel(ctx), now); err != nil {
+			d.s.log.WarnContext(ctx, "purging expired key forms", "request_id", requestID(c), "err", err)
 		}
 	}
 	token := randomToken()

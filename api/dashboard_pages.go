@@ -69,6 +69,8 @@ type keyRow struct {
 	Created  string
 	LastUsed string
 	Revoked  string
+	// Resent marks the key a form sent again had created.
+	Resent bool
 }
 
 type keysData struct {
@@ -80,6 +82,8 @@ type keysData struct {
 	NewKeyMode string
 	Welcome    bool
 	BaseURL    string
+	// FormID is the generate form's single-use id (keyFormID).
+	FormID string
 }
 
 func fmtTime(t time.Time) string {
@@ -114,8 +118,15 @@ func (d *dashboard) keysData(c echo.Context, v *viewer) (keysData, error) {
 	return out, nil
 }
 
-func (d *dashboard) keys(c echo.Context, v *viewer) error {
+// keysPage is the keys page's data, with a fresh generate form.
+func (d *dashboard) keysPage(c echo.Context, v *viewer) (keysData, error) {
 	data, err := d.keysData(c, v)
+	data.FormID = keyFormID(v.token, d.s.now())
+	return data, err
+}
+
+func (d *dashboard) keys(c echo.Context, v *viewer) error {
+	data, err := d.keysPage(c, v)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -127,10 +138,23 @@ func (d *dashboard) keys(c echo.Context, v *viewer) error {
 	return d.render(c, http.StatusOK, "keys", page)
 }
 
+// resentNotice answers a generate form sent again: a browser reload re-sends the POST.
+const resentNotice = "This form was already submitted: the key it created is listed below and was shown only once; generate another if you need one."
+
 // createKey generates a key and shows it once, in the answer to the POST: the key is never put in
-// a URL, a redirect or the store.
+// a URL, a redirect or the store. Each form creates at most one key: its single-use id is spent in
+// the transaction that creates the key, and a form sent again (a reload, a double click, a retry
+// after a lost answer) creates nothing and is answered 409 with the keys page and a notice.
 func (d *dashboard) createKey(c echo.Context, v *viewer) error {
+	ctx := c.Request().Context()
 	page := &view{Title: "API keys", Nav: "keys", Viewer: v}
+	formID := c.FormValue(keyFormField)
+	issued, ok := parseKeyFormID(v.token, formID)
+	if !ok || d.s.now().Sub(issued) > d.cfg.SessionTTL {
+		// No id (a page from before the id, a hand-made form), another session's, or too old for its
+		// spent record to still be kept: nothing tells whether it was sent before.
+		return d.forbidden(c, v)
+	}
 	var test bool
 	switch mode := c.FormValue("mode"); mode {
 	case "live":
@@ -138,31 +162,42 @@ func (d *dashboard) createKey(c echo.Context, v *viewer) error {
 		test = true
 	default:
 		// A typo or a forged form must not create a live (billed) key by default.
-		data, err := d.keysData(c, v)
+		data, err := d.keysPage(c, v)
 		if err != nil {
 			return d.fail(c, err)
 		}
 		page.Data, page.Error = &data, fmt.Sprintf("Unknown key kind %q: choose live or sandbox. No key was created.", mode)
 		return d.render(c, http.StatusBadRequest, "keys", page)
 	}
-	key, rec, err := d.store.CreateKey(c.Request().Context(), v.Workspace.ID, test)
+	form := store.KeyForm{Hash: tokenHash(formID), Expires: issued.Add(d.cfg.SessionTTL + keyFormGrace)}
+	key, rec, err := d.store.CreateKeyOnce(ctx, v.Workspace.ID, test, form)
 	status := http.StatusOK
 	switch {
+	case errors.Is(err, store.ErrFormUsed):
+		// 409: the form conflicts with what it already did. The page is the keys page, not an error.
+		page.Notice = resentNotice
+		status = http.StatusConflict
+		d.s.log.InfoContext(ctx, "dashboard key form sent again", "request_id", requestID(c), "workspace_id", v.Workspace.ID, "key", rec.ShortPrefix)
 	case errors.Is(err, store.ErrKeyLimit):
 		page.Error = fmt.Sprintf("A workspace holds at most %d active keys. Revoke one first.", store.MaxActiveKeys)
 		status = http.StatusConflict
 	case err != nil:
 		return d.fail(c, err)
 	default:
-		d.s.log.InfoContext(c.Request().Context(), "dashboard key created", "request_id", requestID(c), "workspace_id", v.Workspace.ID, "key", rec.ShortPrefix)
+		d.s.log.InfoContext(ctx, "dashboard key created", "request_id", requestID(c), "workspace_id", v.Workspace.ID, "key", rec.ShortPrefix)
 	}
-	data, derr := d.keysData(c, v)
+	data, derr := d.keysPage(c, v)
 	if derr != nil {
 		return d.fail(c, derr)
 	}
-	if err == nil {
+	switch {
+	case err == nil:
 		data.NewKey = key.String()
 		data.NewKeyMode = map[bool]string{true: "sandbox", false: "live"}[test]
+	case errors.Is(err, store.ErrFormUsed):
+		for i := range data.Keys {
+			data.Keys[i].Resent = rec.ShortPrefix != "" && data.Keys[i].Short == rec.ShortPrefix
+		}
 	}
 	page.Data = &data
 	return d.render(c, status, "keys", page)

@@ -285,11 +285,24 @@ func (b *browser) signIn(email, password string) page {
 
 var newKeyRe = regexp.MustCompile(`data-testid="new-key">(asa_(?:live|test)_[A-Za-z0-9]{36})<`)
 
+// generateForm returns the fields of the page's generate-key form (its csrf_token and single-use
+// form_id), with mode set, as a browser would send them.
+func generateForm(t *testing.T, body, mode string) url.Values {
+	t.Helper()
+	for _, f := range formsOf(t, body) {
+		if f.method == "post" && f.action == "/dashboard/keys" {
+			f.fields.Set("mode", mode)
+			return f.fields
+		}
+	}
+	t.Fatalf("no generate form in page:\n%s", body)
+	return nil
+}
+
 // createKey generates a key from the keys page and returns the full key shown once.
 func (b *browser) createKey(mode string) string {
 	b.t.Helper()
-	tok := csrfOf(b.t, b.get("/dashboard/keys").body)
-	p := b.post("/dashboard/keys", url.Values{"csrf_token": {tok}, "mode": {mode}})
+	p := b.post("/dashboard/keys", generateForm(b.t, b.get("/dashboard/keys").body, mode))
 	m := newKeyRe.FindStringSubmatch(p.body)
 	if p.status != http.StatusOK || m == nil {
 		b.t.Fatalf("generate key: %d\n%s", p.status, p.body)
