@@ -65,6 +65,12 @@ type DashboardConfig struct {
 	SignUpWindow                time.Duration
 }
 
+// WithDefaults returns c with every zero setting at its default: what the dashboard runs with.
+func (c DashboardConfig) WithDefaults() DashboardConfig {
+	c.defaults()
+	return c
+}
+
 func (c *DashboardConfig) defaults() {
 	if c.SessionTTL <= 0 {
 		c.SessionTTL = 7 * 24 * time.Hour

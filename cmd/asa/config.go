@@ -2,16 +2,19 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"asa/api"
 	"asa/store"
 )
 
@@ -67,7 +70,24 @@ type serveConfig struct {
 	Browser         string        `yaml:"browser"`
 	BrowserContexts int           `yaml:"browser_contexts"`
 	BrowserTimeout  time.Duration `yaml:"browser_timeout"`
+	// The dashboard's security settings (docs/dashboard.md, Security). SecureCookies nil (unset):
+	// Secure exactly when PublicURL is https. The others always hold a value, the defaults being
+	// api.DashboardConfig's.
+	SecureCookies  *bool         `yaml:"secure_cookies"`
+	SessionTTL     time.Duration `yaml:"session_ttl"`
+	SignInPerEmail int           `yaml:"sign_in_per_email"`
+	SignInPerIP    int           `yaml:"sign_in_per_ip"`
+	SignInWindow   time.Duration `yaml:"sign_in_window"`
+	SignUpPerIP    int           `yaml:"sign_up_per_ip"`
+	SignUpWindow   time.Duration `yaml:"sign_up_window"`
 }
+
+// Lower bounds of the dashboard's durations: a sign-in shorter than a minute cannot be used, and a
+// limit's window is counted in seconds (Retry-After).
+const (
+	minSessionTTL  = time.Minute
+	minLimitWindow = time.Second
+)
 
 // DefaultAuthCacheTTL is the auth cache's lifetime with --redis: the bound on how long a revocation
 // whose pub/sub message was lost, a plan change or another node's charges go unseen.
@@ -82,7 +102,14 @@ type proxyConfig struct {
 }
 
 func defaultServeConfig() serveConfig {
+	dash := api.DashboardConfig{}.WithDefaults()
 	return serveConfig{
+		SessionTTL:      dash.SessionTTL,
+		SignInPerEmail:  dash.SignInPerEmail,
+		SignInPerIP:     dash.SignInPerIP,
+		SignInWindow:    dash.SignInWindow,
+		SignUpPerIP:     dash.SignUpPerIP,
+		SignUpWindow:    dash.SignUpWindow,
 		Addr:            "127.0.0.1:8080",
 		DB:              "data/asa.db",
 		LogFormat:       "text",
@@ -107,6 +134,9 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
 	{"ASA_REDIS", "redis"}, {"ASA_REDIS_FAIL", "redis_fail"}, {"ASA_AUTH_CACHE_TTL", "auth_cache_ttl"},
 	{"ASA_BROWSER", "browser"}, {"ASA_BROWSER_CONTEXTS", "browser_contexts"}, {"ASA_BROWSER_TIMEOUT", "browser_timeout"},
+	{"ASA_SECURE_COOKIES", "secure_cookies"}, {"ASA_SESSION_TTL", "session_ttl"},
+	{"ASA_SIGN_IN_PER_EMAIL", "sign_in_per_email"}, {"ASA_SIGN_IN_PER_IP", "sign_in_per_ip"}, {"ASA_SIGN_IN_WINDOW", "sign_in_window"},
+	{"ASA_SIGN_UP_PER_IP", "sign_up_per_ip"}, {"ASA_SIGN_UP_WINDOW", "sign_up_window"},
 }
 
 // loadServeConfig resolves the configuration from args, the environment and the file.
@@ -138,6 +168,13 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	browserPath := fl.String("browser", "", "Chromium binary (Debian: /usr/bin/chromium) that turns on render_js and screenshot (env ASA_BROWSER; default off: they answer 501)")
 	browserContexts := fl.Int("browser-contexts", 0, "pages rendered at once; more wait for a free one (env ASA_BROWSER_CONTEXTS; default 8)")
 	browserTimeout := fl.Duration("browser-timeout", 0, "deadline of one rendered page, within the request's (env ASA_BROWSER_TIMEOUT; default 30s)")
+	secureCookies := fl.Bool("secure-cookies", false, "mark the dashboard's cookies Secure and name them __Host-...; --secure-cookies=false keeps them off behind an https --public-url (env ASA_SECURE_COOKIES; default: exactly when --public-url is https)")
+	sessionTTL := fl.Duration("session-ttl", 0, "how long a dashboard sign-in lasts, at least 1m (env ASA_SESSION_TTL; default 168h)")
+	signInPerEmail := fl.Int("sign-in-per-email", 0, "failed dashboard sign-ins per email and client address in --sign-in-window before 429 (env ASA_SIGN_IN_PER_EMAIL; default 5)")
+	signInPerIP := fl.Int("sign-in-per-ip", 0, "dashboard sign-in attempts per client address in --sign-in-window before 429 (env ASA_SIGN_IN_PER_IP; default 20)")
+	signInWindow := fl.Duration("sign-in-window", 0, "the window of the sign-in limits (env ASA_SIGN_IN_WINDOW; default 15m)")
+	signUpPerIP := fl.Int("sign-up-per-ip", 0, "dashboard sign-ups per client address in --sign-up-window before 429 (env ASA_SIGN_UP_PER_IP; default 10)")
+	signUpWindow := fl.Duration("sign-up-window", 0, "the window of the sign-up limit (env ASA_SIGN_UP_WINDOW; default 1h)")
 	if err := fl.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -152,7 +189,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cfg); err != nil && err != io.EOF {
-			return cfg, fmt.Errorf("config %s: %w", *file, err)
+			return cfg, fmt.Errorf("config %s: %w", *file, namingKeys(err, data))
 		}
 	}
 	for _, e := range configEnv {
@@ -262,6 +299,34 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.BrowserContexts < 0 || cfg.BrowserTimeout < 0 {
 		return cfg, fmt.Errorf("browser contexts %d and timeout %v: want positive values", cfg.BrowserContexts, cfg.BrowserTimeout)
 	}
+	if set["secure-cookies"] {
+		cfg.SecureCookies = secureCookies
+	}
+	for _, f := range []struct {
+		flag string
+		v    *time.Duration
+		to   *time.Duration
+	}{
+		{"session-ttl", sessionTTL, &cfg.SessionTTL}, {"sign-in-window", signInWindow, &cfg.SignInWindow}, {"sign-up-window", signUpWindow, &cfg.SignUpWindow},
+	} {
+		if set[f.flag] {
+			*f.to = *f.v
+		}
+	}
+	for _, f := range []struct {
+		flag string
+		v    *int
+		to   *int
+	}{
+		{"sign-in-per-email", signInPerEmail, &cfg.SignInPerEmail}, {"sign-in-per-ip", signInPerIP, &cfg.SignInPerIP}, {"sign-up-per-ip", signUpPerIP, &cfg.SignUpPerIP},
+	} {
+		if set[f.flag] {
+			*f.to = *f.v
+		}
+	}
+	if err := checkDashboard(cfg); err != nil {
+		return cfg, err
+	}
 	if cfg.BatchConcurrency < 0 {
 		return cfg, fmt.Errorf("batch concurrency %d: want a positive number", cfg.BatchConcurrency)
 	}
@@ -287,8 +352,88 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	return cfg, nil
 }
 
+// checkDashboard refuses dashboard settings that would turn a protection off or make the dashboard
+// unusable, naming the setting. The api package reads a zero as "the default"; here every value
+// is explicit, so a zero is a mistake.
+func checkDashboard(cfg serveConfig) error {
+	for _, c := range []struct {
+		key string
+		n   int
+	}{{"sign_in_per_email", cfg.SignInPerEmail}, {"sign_in_per_ip", cfg.SignInPerIP}, {"sign_up_per_ip", cfg.SignUpPerIP}} {
+		if c.n < 1 {
+			return fmt.Errorf("%s %d: want 1 or more", c.key, c.n)
+		}
+	}
+	for _, c := range []struct {
+		key    string
+		d, min time.Duration
+	}{{"session_ttl", cfg.SessionTTL, minSessionTTL}, {"sign_in_window", cfg.SignInWindow, minLimitWindow}, {"sign_up_window", cfg.SignUpWindow, minLimitWindow}} {
+		if c.d < c.min {
+			return fmt.Errorf("%s %v: want %v or more", c.key, c.d, c.min)
+		}
+	}
+	return nil
+}
+
+// namingKeys adds to each of a YAML type error's lines ("line 3: cannot unmarshal !!str `soon`
+// into time.Duration") the top-level key written on that line of data, so the message names the
+// setting.
+func namingKeys(err error, data []byte) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	lines := strings.Split(string(data), "\n")
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		msgs[i] = m
+		var n int
+		if _, serr := fmt.Sscanf(m, "line %d:", &n); serr != nil || n < 1 || n > len(lines) {
+			continue
+		}
+		if k := topLevelKey.FindStringSubmatch(lines[n-1]); k != nil {
+			msgs[i] = strings.Replace(m, ":", " ("+k[1]+"):", 1)
+		}
+	}
+	return fmt.Errorf("%s", strings.Join(msgs, "; "))
+}
+
+var topLevelKey = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*:`)
+
 func setKey(cfg *serveConfig, key, v string) error {
 	switch key {
+	case "secure_cookies":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return err
+		}
+		cfg.SecureCookies = &b
+	case "session_ttl", "sign_in_window", "sign_up_window":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "session_ttl":
+			cfg.SessionTTL = d
+		case "sign_in_window":
+			cfg.SignInWindow = d
+		default:
+			cfg.SignUpWindow = d
+		}
+	case "sign_in_per_email", "sign_in_per_ip", "sign_up_per_ip":
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "sign_in_per_email":
+			cfg.SignInPerEmail = n
+		case "sign_in_per_ip":
+			cfg.SignInPerIP = n
+		default:
+			cfg.SignUpPerIP = n
+		}
 	case "addr":
 		cfg.Addr = v
 	case "db":

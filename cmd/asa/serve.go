@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"asa/api"
@@ -57,6 +58,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		// for about 25 MB more at the peak of the farm load test; 200 saved a little more CPU but
 		// peaked near 270 MB. GOGC in the environment still decides.
 		debug.SetGCPercent(150)
+	}
+	if cfg.SecureCookies != nil && !*cfg.SecureCookies && strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://") {
+		log.Warn("secure_cookies is off although public_url is https: the dashboard's session cookie may travel over plain http")
 	}
 	if cfg.AllowPrivateNetwork {
 		log.Warn("!!! --allow-private-network is on: fetches may reach loopback and private addresses. Never run a public service like this.")
@@ -213,7 +217,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	}
 	deps := api.Deps{Registry: reg, Live: live, Renderer: rdr, Sandbox: sandbox, Auth: auth, Ledger: backend, Log: log,
 		Docs:      docs.FS,
-		Dashboard: api.DashboardConfig{Store: db}, Fixtures: fixFS,
+		Dashboard: dashboardConfig(cfg, db), Fixtures: fixFS,
 		Health:  api.HealthConfig{Store: db},
 		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks}, Cache: db,
 		Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
@@ -228,6 +232,13 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	svc.srv, svc.db, svc.reg, svc.fixSrc = srv, db, reg, fixSrc
 	ok = true
 	return svc, true
+}
+
+// dashboardConfig is the dashboard on db with the configured security settings.
+func dashboardConfig(cfg serveConfig, db *store.DB) api.DashboardConfig {
+	return api.DashboardConfig{Store: db, SecureCookies: cfg.SecureCookies, SessionTTL: cfg.SessionTTL,
+		SignInPerEmail: cfg.SignInPerEmail, SignInPerIP: cfg.SignInPerIP, SignInWindow: cfg.SignInWindow,
+		SignUpPerIP: cfg.SignUpPerIP, SignUpWindow: cfg.SignUpWindow}
 }
 
 // newLimiter returns the per-key limiter: nil (the server's default, this node's memory) without
