@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -110,8 +109,9 @@ func startDash(t *testing.T, publicURL string, tune func(*api.DashboardConfig), 
 	t.Helper()
 	dashReg, dashSandbox := shipped(t)
 	e := &dashEnv{logs: &dashLog{}, clock: &dashClock{t: time.Now()}}
-	e.dbPath = filepath.Join(t.TempDir(), "asa.db")
-	db, err := store.Open(context.Background(), e.dbPath)
+	// A SQLite file, or under TestPostgres a PostgreSQL database (dbPath its URL).
+	db, path, err := openStore(context.Background(), t)
+	e.dbPath = path
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,8 @@ var onPostgresToo = []struct {
 	{"TestBatchAllFailed", TestBatchAllFailed},
 	{"TestBatchRevokedKeyStopsItems", TestBatchRevokedKeyStopsItems},
 	{"TestBatchStartedNotBeforeCreated", TestBatchStartedNotBeforeCreated},
+	// The dashboard's key form: one key per form, however often and concurrently it is sent.
+	{"TestDashboardKeyFormCreatesOneKey", TestDashboardKeyFormCreatesOneKey},
 	// Two nodes on one database (PostgreSQL only).
 	{"TestBatchAcrossNodes", TestBatchAcrossNodes},
 }
