@@ -144,7 +144,7 @@ const resentNotice = "This form was already submitted: the key it created is lis
 // createKey generates a key and shows it once, in the answer to the POST: the key is never put in
 // a URL, a redirect or the store. Each form creates at most one key: its single-use id is spent in
 // the transaction that creates the key, and a form sent again (a reload, a double click, a retry
-// after a lost answer) creates nothing and is answered 409 with the keys page and a notice.
+// after a lost answer) creates nothing and is answered 200 with the keys page and a notice.
 func (d *dashboard) createKey(c echo.Context, v *viewer) error {
 	ctx := c.Request().Context()
 	page := &view{Title: "API keys", Nav: "keys", Viewer: v}
@@ -174,9 +174,9 @@ func (d *dashboard) createKey(c echo.Context, v *viewer) error {
 	status := http.StatusOK
 	switch {
 	case errors.Is(err, store.ErrFormUsed):
-		// 409: the form conflicts with what it already did. The page is the keys page, not an error.
+		// 200, not 409: nothing went wrong (the form did its work the first time), and a browser
+		// reports a 4xx answer to a page load as an error in its console.
 		page.Notice = resentNotice
-		status = http.StatusConflict
 		d.s.log.InfoContext(ctx, "dashboard key form sent again", "request_id", requestID(c), "workspace_id", v.Workspace.ID, "key", rec.ShortPrefix)
 	case errors.Is(err, store.ErrKeyLimit):
 		page.Error = fmt.Sprintf("A workspace holds at most %d active keys. Revoke one first.", store.MaxActiveKeys)

@@ -1,4 +1,4 @@
-// The dashboard in a real browser: sign up, generate a key, make an API request with it, see the
+// The dashboard in a real browser: sign up, generate a key, reload (no second key), make an API request with it, see the
 // usage appear, revoke the key, see the next request refused; plus the docs and the catalogue.
 //
 // Run by e2e/dashboard_test.go against a fresh `asa serve`:
@@ -93,6 +93,13 @@ try {
   const short = key.slice("asa_test_".length, "asa_test_".length + 12);
   check(await page.isVisible(`tr[data-key="${short}"]`), "the key is listed by its short prefix");
   await shot(page, "key-generated");
+  // Reloading the answer re-sends the form: it creates no second key and says so.
+  const reloaded = await page.reload();
+  check(reloaded.status() === 200, "a reload of the generated key answers 200: " + reloaded.status());
+  check((await page.content()).includes("This form was already submitted"), "a reload shows the already-submitted notice");
+  check(!(await page.content()).includes(key), "a reload does not show the key again");
+  check(await page.isVisible(`tr[data-key="${short}"][data-testid="resent-key"]`), "a reload marks the key the form created");
+  check((await page.locator('[data-testid="keys-table"] tbody tr[data-key]').count()) === 1, "a reload creates no key");
   await page.goto(`${base}/dashboard/keys`);
   check(!(await page.content()).includes(key), "the full key is not shown again");
   log("key generated", { short });
