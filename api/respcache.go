@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -123,16 +122,10 @@ func (s *Server) cacheLookup(c echo.Context, p Principal, endpoint string, cr ca
 	var meta cacheMeta
 	_ = json.Unmarshal(got.Meta, &meta)
 	if !p.Test {
-		ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: endpoint, Credits: CacheHitCost}
-		lg := s.requestLog(c, p, endpoint, 200, "", CacheHitCost, start)
-		if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
-			if errors.Is(err, ErrInsufficientCredits) {
-				return nil, errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")
-			}
-			return nil, storeError(err)
+		if cerr := s.chargeSuccess(ctx, c, p, endpoint, CacheHitCost, 0, start); cerr != nil {
+			return nil, cerr
 		}
 		*cost = CacheHitCost
-		s.metrics.credits.Add(CacheHitCost)
 	} else {
 		s.logRequest(c, p, endpoint, 200, "", 0, start)
 	}

@@ -102,10 +102,7 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 				"fetch_ms", fetching.spent.Milliseconds())
 		}()
 		fail := func(e *errcode.Error) error {
-			status, code = e.Code.Status(), string(e.Code)
-			if e.Code == errcode.Blocked {
-				status, code = http.StatusBadGateway, string(errcode.TargetUnreachable)
-			}
+			status, code = failureStatus(e)
 			if authed {
 				s.logRequest(c, p, plan.ID, status, code, 0, start)
 			}
@@ -219,17 +216,10 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		body = withScreenshot(body, shot)
 		if !p.Test {
 			cost = CostPerRequest*max(res.Units, 1) + addOn
-			ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: plan.ID, Credits: cost}
-			lg := s.requestLog(c, p, plan.ID, http.StatusOK, "", cost, start)
-			lg.AddOnCredits = addOn
-			if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
+			if cerr := s.chargeSuccess(ctx, c, p, plan.ID, cost, addOn, start); cerr != nil {
 				cost = 0
-				if errors.Is(err, ErrInsufficientCredits) {
-					return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
-				}
-				return fail(storeError(err))
+				return fail(cerr)
 			}
-			s.metrics.credits.Add(uint64(cost))
 		} else {
 			s.logRequest(c, p, plan.ID, http.StatusOK, "", 0, start)
 		}
@@ -255,9 +245,40 @@ func (s *Server) checkCredits(ctx context.Context, p Principal) *errcode.Error {
 		}
 	}
 	if p.MonthlyCredits-used < CostPerRequest {
-		return errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")
+		return errCreditsSpent()
 	}
 	return nil
+}
+
+// errCreditsSpent is the refusal of a workspace whose monthly allowance cannot pay for a request.
+func errCreditsSpent() *errcode.Error {
+	return errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")
+}
+
+// chargeSuccess bills a live key's answered request: the charge and its request-log line go in one
+// transaction, which checks the allowance again (checkCredits is only a pre-check that saves the
+// fetch), so a request that lost the last credits to another is refused here.
+func (s *Server) chargeSuccess(ctx context.Context, c echo.Context, p Principal, endpoint string, credits, addOn int, start time.Time) *errcode.Error {
+	ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: endpoint, Credits: credits}
+	lg := s.requestLog(c, p, endpoint, http.StatusOK, "", credits, start)
+	lg.AddOnCredits = addOn
+	if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
+		if errors.Is(err, ErrInsufficientCredits) {
+			return errCreditsSpent()
+		}
+		return storeError(err)
+	}
+	s.metrics.credits.Add(uint64(credits))
+	return nil
+}
+
+// failureStatus is the status and code a failed request is counted and logged under: what the
+// client is sent (writeError answers blocked as target_unreachable).
+func failureStatus(e *errcode.Error) (int, string) {
+	if e.Code == errcode.Blocked {
+		return http.StatusBadGateway, string(errcode.TargetUnreachable)
+	}
+	return e.Code.Status(), string(e.Code)
 }
 
 // endpointQuery returns the request's parameters without api_key (the browser parameters are taken

@@ -83,10 +83,7 @@ func (s *Server) universalHandler(c echo.Context) error {
 			"duration_ms", s.now().Sub(start).Milliseconds())
 	}()
 	fail := func(e *errcode.Error) error {
-		status, code = e.Code.Status(), string(e.Code)
-		if e.Code == errcode.Blocked {
-			status, code = http.StatusBadGateway, string(errcode.TargetUnreachable)
-		}
+		status, code = failureStatus(e)
 		if authed {
 			s.logRequest(c, p, id, status, code, 0, start)
 		}
@@ -174,17 +171,10 @@ func (s *Server) universalHandler(c echo.Context) error {
 	}
 	if !p.Test {
 		cost = CostPerRequest + out.AddOn
-		ch := Charge{ID: requestID(c), WorkspaceID: p.WorkspaceID, KeyID: p.KeyID, Endpoint: id, Credits: cost}
-		lg := s.requestLog(c, p, id, http.StatusOK, "", cost, start)
-		lg.AddOnCredits = out.AddOn
-		if err := s.deps.Ledger.Charge(context.WithoutCancel(ctx), ch, lg); err != nil {
+		if cerr := s.chargeSuccess(ctx, c, p, id, cost, out.AddOn, start); cerr != nil {
 			cost = 0
-			if errors.Is(err, ErrInsufficientCredits) {
-				return fail(errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent"))
-			}
-			return fail(storeError(err))
+			return fail(cerr)
 		}
-		s.metrics.credits.Add(uint64(cost))
 	} else {
 		s.logRequest(c, p, id, http.StatusOK, "", 0, start)
 	}

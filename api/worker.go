@@ -185,7 +185,7 @@ func (w *worker) runItem(ctx context.Context, it store.ClaimedItem) {
 	var refusal *errcode.Error
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
-		refusal = errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")
+		refusal = errCreditsSpent()
 	case errors.Is(err, store.ErrKeyRevoked):
 		refusal = errRevokedItem()
 	}
@@ -248,7 +248,7 @@ func (w *worker) execute(ctx context.Context, it store.ClaimedItem) (res ItemRes
 			return ItemResult{Err: &errcode.Error{Code: errcode.InternalError, Cause: err}}
 		}
 		if it.MonthlyCredits-used < CostPerRequest {
-			return ItemResult{Err: errcode.New(errcode.InsufficientCredits, "the workspace's monthly credit allowance is spent")}
+			return ItemResult{Err: errCreditsSpent()}
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, w.s.cfg.RequestTimeout)
