@@ -362,13 +362,10 @@ func (g *gen) endpointOperation(id string) obj {
 		}},
 		{"content", obj{{"application/json", obj{{"schema", ref(schemaName)}}}}},
 	}}}
-	g.addErrors(&responses, errcode.InvalidParams)
-	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
+	g.addRequestErrors(&responses)
 	g.addErrors(&responses, errcode.InsufficientCredits)
 	g.addErrors(&responses, errcode.ProductNotFound)
-	g.addErrors(&responses, errcode.RateLimited)
-	g.addErrors(&responses, errcode.InternalError)
-	g.addErrors(&responses, errcode.ServiceUnavailable)
+	g.addServingErrors(&responses)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, codes502...)
 	return obj{
@@ -599,6 +596,21 @@ func (g *gen) addErrors(responses *obj, codes ...errcode.Code) {
 	responses.set(status, resp)
 }
 
+// addRequestErrors adds the refusals every operation leads with: a parameter that is wrong, a key
+// that is missing, unknown or revoked.
+func (g *gen) addRequestErrors(responses *obj) {
+	g.addErrors(responses, errcode.InvalidParams)
+	g.addErrors(responses, errcode.Unauthorized, errcode.Revoked)
+}
+
+// addServingErrors adds what any admitted request can meet after the operation's own errors: the
+// key's rate limit, a failure of ours, a store that is down.
+func (g *gen) addServingErrors(responses *obj) {
+	g.addErrors(responses, errcode.RateLimited)
+	g.addErrors(responses, errcode.InternalError)
+	g.addErrors(responses, errcode.ServiceUnavailable)
+}
+
 // commonSchemas are the error envelope, the universal results and the batch records.
 func (g *gen) commonSchemas() {
 	var codes []any
@@ -751,13 +763,10 @@ func (g *gen) universalOperation() obj {
 		{"content", obj{{"application/json", obj{{"schema", obj{{"anyOf", []any{ref("UniversalAuto"), ref("UniversalData"), ref("UniversalHTML"), ref("UniversalText"), ref("UniversalMarkdown")}}}}}},
 			{"image/png", obj{{"schema", obj{{"type", "string"}, {"contentMediaType", "image/png"}}}}}}},
 	}}}
-	g.addErrors(&responses, errcode.InvalidParams)
-	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
+	g.addRequestErrors(&responses)
 	g.addErrors(&responses, errcode.InsufficientCredits)
 	g.addErrors(&responses, errcode.ProductNotFound)
-	g.addErrors(&responses, errcode.RateLimited)
-	g.addErrors(&responses, errcode.InternalError)
-	g.addErrors(&responses, errcode.ServiceUnavailable)
+	g.addServingErrors(&responses)
 	g.addErrors(&responses, errcode.NotImplemented)
 	g.addErrors(&responses, errcode.TargetUnreachable, errcode.ExtractionFailed)
 	params := []any{
@@ -825,15 +834,12 @@ func (g *gen) createBatchOperation() obj {
 		{"description", "A replay of an earlier creation with the same Idempotency-Key."},
 		{"content", obj{{"application/json", obj{{"schema", ref("BatchCreated")}}}}},
 	}}}
-	g.addErrors(&responses, errcode.InvalidParams)
-	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
+	g.addRequestErrors(&responses)
 	g.addErrors(&responses, errcode.InsufficientCredits)
 	g.addErrors(&responses, errcode.NotFound)
 	g.addErrors(&responses, errcode.Conflict)
 	g.addErrors(&responses, errcode.UnsupportedMedia)
-	g.addErrors(&responses, errcode.RateLimited)
-	g.addErrors(&responses, errcode.InternalError)
-	g.addErrors(&responses, errcode.ServiceUnavailable)
+	g.addServingErrors(&responses)
 	return obj{
 		{"tags", []any{"batch"}},
 		{"summary", "Create a batch"},
@@ -855,12 +861,9 @@ func (g *gen) pollBatchOperation() obj {
 		{"headers", obj{{"Asa-Request-Id", hdr("Asa-Request-Id")}}},
 		{"content", obj{{"application/json", obj{{"schema", ref("Batch")}}}}},
 	}}}
-	g.addErrors(&responses, errcode.InvalidParams)
-	g.addErrors(&responses, errcode.Unauthorized, errcode.Revoked)
+	g.addRequestErrors(&responses)
 	g.addErrors(&responses, errcode.NotFound)
-	g.addErrors(&responses, errcode.RateLimited)
-	g.addErrors(&responses, errcode.InternalError)
-	g.addErrors(&responses, errcode.ServiceUnavailable)
+	g.addServingErrors(&responses)
 	return obj{
 		{"tags", []any{"batch"}},
 		{"summary", "Poll a batch"},
