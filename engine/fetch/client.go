@@ -259,39 +259,12 @@ func (c *Client) Do(ctx context.Context, req *http.Request, lim Limits) (*Result
 	return res, nil
 }
 
-// Webhook defaults of Post.
+// Webhook defaults of PostWebhook.
 const (
 	WebhookTimeout      = 15 * time.Second
 	WebhookMaxBodyBytes = 64 << 10
 	WebhookUserAgent    = "asa-webhooks/1"
 )
-
-// Post sends a webhook: user-URL rules, direct egress, no redirects (a 3xx comes back as the
-// Result, for the caller to count as a failure), one attempt, WebhookTimeout, the response body
-// truncated to WebhookMaxBodyBytes, and no keep-alive (each delivery resolves and checks the name
-// anew). lim may raise the caps; its Redirects, UserURL, Direct, Truncate and NoKeepAlive are forced.
-func (c *Client) Post(ctx context.Context, rawURL, contentType string, body []byte, header http.Header, lim Limits) (*Result, error) {
-	u, err := c.guard.checkURL(rawURL, true)
-	if err != nil {
-		return nil, invalidURL(err)
-	}
-	req := &http.Request{Method: http.MethodPost, URL: u, Header: header.Clone(), Body: io.NopCloser(bytes.NewReader(body))}
-	if req.Header == nil {
-		req.Header = http.Header{}
-	}
-	req.Header.Set("Content-Type", contentType)
-	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", WebhookUserAgent)
-	}
-	lim.Redirects, lim.UserURL, lim.Direct, lim.Truncate, lim.NoKeepAlive = NoRedirects, true, true, true, true
-	if lim.Timeout <= 0 {
-		lim.Timeout = WebhookTimeout
-	}
-	if lim.MaxBodyBytes <= 0 {
-		lim.MaxBodyBytes = WebhookMaxBodyBytes
-	}
-	return c.Do(ctx, req, lim)
-}
 
 // spec is one request as the retry loop sees it.
 type spec struct {

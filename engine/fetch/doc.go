@@ -1,5 +1,5 @@
 // Package fetch is the one outbound HTTP client of the project: sitedef steps (engine.Fetcher), the
-// universal endpoint, and webhooks (Client.Post) all go through a Client built by New.
+// universal endpoint, and webhooks (Client.PostWebhook) all go through a Client built by New.
 //
 // # What a request goes through
 //
@@ -33,7 +33,7 @@
 //     exist. Blocked pages (captcha) are retried by the engine calling Fetch again.
 //
 // Connections are pooled per egress (direct, or one transport per proxy), HTTP/2 where the target
-// offers it, at most Options.MaxConnsPerHost per host. Webhooks use Client.Post (no redirects, no
+// offers it, at most Options.MaxConnsPerHost per host. Webhooks use Client.PostWebhook (no redirects, no
 // keep-alive, a 64 KiB body read, 15 s); other callers use Client.Do with Limits. The headless
 // browser (engine/render) gets bare TCP connections from Client.DialTarget: the same parse-time rules
 // of user URLs, resolution checks, dial-time guard and country proxies, no HTTP layer (the browser

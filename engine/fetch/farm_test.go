@@ -468,23 +468,23 @@ func TestPostWebhook(t *testing.T) {
 		w.WriteHeader(204)
 	})
 	c, _ := farmClient(t, f, Options{})
-	res, err := c.Post(context.Background(), "https://hooks.example/hop/1", "application/json", []byte(`{}`), nil, Limits{})
+	res, err := c.PostWebhook(context.Background(), "https://hooks.example/hop/1", []byte(`{}`), nil)
 	if err != nil || res.Status != 302 {
 		t.Fatalf("redirect followed: %+v %v", res, err)
 	}
-	res, err = c.Post(context.Background(), "https://hooks.example/big", "application/json", []byte(`{}`), nil, Limits{})
+	res, err = c.PostWebhook(context.Background(), "https://hooks.example/big", []byte(`{}`), nil)
 	if err != nil || len(res.Body) != WebhookMaxBodyBytes || !res.Truncated {
 		t.Fatalf("big: %v", err)
 	}
-	res, err = c.Post(context.Background(), "https://hooks.example/hook", "application/json", []byte(`{"a":1}`),
-		http.Header{"Webhook-Id": {"msg_1"}}, Limits{})
+	res, err = c.PostWebhook(context.Background(), "https://hooks.example/hook", []byte(`{"a":1}`),
+		http.Header{"Webhook-Id": {"msg_1"}})
 	if err != nil || res.Status != 204 {
 		t.Fatal(err)
 	}
 	if s, _ := got.Load().(string); s != `application/json  msg_1 {"a":1}` {
 		t.Fatalf("receiver saw %q", s)
 	}
-	_, err = c.Post(context.Background(), "https://hooks.example:8443/hook", "application/json", nil, nil, Limits{})
+	_, err = c.PostWebhook(context.Background(), "https://hooks.example:8443/hook", nil, nil)
 	wantErr(t, err, errcode.InvalidParams, "")
 }
 

@@ -260,18 +260,18 @@ func TestSSRFAppendixA(t *testing.T) {
 	})
 	// 55: a webhook URL checked at registration, and a name re-pointed before delivery.
 	t.Run("55", func(t *testing.T) {
-		_, err := c.Post(context.Background(), "http://127.0.0.1/hook", "application/json", []byte("{}"), nil, Limits{})
+		_, err := c.PostWebhook(context.Background(), "http://127.0.0.1/hook", []byte("{}"), nil)
 		wantErr(t, err, IP, "")
 		dns.set("hooks.example", publicStandIn, "10.0.0.5")
 		u := p("http://hooks.example:P/hook")
 		if _, err := c.CheckURL(u); err != nil {
 			t.Fatal(err)
 		}
-		res, err := c.Post(context.Background(), u, "application/json", []byte("{}"), nil, Limits{})
+		res, err := c.PostWebhook(context.Background(), u, []byte("{}"), nil)
 		if err != nil || res.Status != 200 {
 			t.Fatalf("first delivery: %v", err)
 		}
-		_, err = c.Post(context.Background(), u, "application/json", []byte("{}"), nil, Limits{})
+		_, err = c.PostWebhook(context.Background(), u, []byte("{}"), nil)
 		wantErr(t, err, TU, "forbidden")
 	})
 

@@ -10,12 +10,13 @@ import (
 	"asa/engine/errcode"
 )
 
-// PostWebhook sends one of the service's own webhooks with Post's rules (user-URL guard at parse,
-// resolve and dial time, direct egress, no redirects, one attempt, WebhookTimeout, the answer
-// truncated to WebhookMaxBodyBytes, no keep-alive) and Content-Type application/json. Unlike Post
-// and Do, it sends the X-ASA-* headers in header (X-ASA-Batch-Id, X-ASA-Event, X-ASA-Signature):
-// those are refused in user-supplied requests so that nobody can pass for us, and a webhook is us.
-// The other forbidden headers are still dropped.
+// PostWebhook sends one of the service's own webhooks, the one way the client posts: user-URL
+// guard at parse, resolve and dial time, direct egress, no redirects (a 3xx comes back as the Result,
+// for the caller to count as a failure), one attempt, WebhookTimeout, the answer truncated to
+// WebhookMaxBodyBytes, no keep-alive (each delivery resolves and checks the name anew), and
+// Content-Type application/json. Unlike Do, it sends the X-ASA-* headers in header (X-ASA-Batch-Id,
+// X-ASA-Event, X-ASA-Signature): those are refused in user-supplied requests so that nobody can pass
+// for us, and a webhook is us. The other forbidden headers are still dropped.
 func (c *Client) PostWebhook(ctx context.Context, rawURL string, body []byte, header http.Header) (*Result, error) {
 	u, err := c.guard.checkURL(rawURL, true)
 	if err != nil {
