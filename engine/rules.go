@@ -316,6 +316,23 @@ func (r *ruleReader) field(path string, depth int) *yaml.Node {
 		r.fail(path, "a field is an object (xpath, expr, regex or const, type, select, fields, ...) or an XPath string")
 		return nil
 	}
+	return r.members(path, func(kp, k string) *yaml.Node {
+		switch k {
+		case "fields":
+			return r.fieldMap(kp, depth+1)
+		case "select":
+			return r.selectList(kp)
+		case "extends", "remove":
+			r.fail(kp, "%s is for sitedef files; a rule set gives its fields in full", k)
+			return nil
+		}
+		return r.value(kp, k)
+	})
+}
+
+// members reads the rest of an object whose '{' was just read, path.key to the value val reads for
+// each key, as a mapping node; nil once anything failed.
+func (r *ruleReader) members(path string, val func(kp, k string) *yaml.Node) *yaml.Node {
 	m := r.node(path, yaml.MappingNode, "!!map", "")
 	for {
 		k, ok := r.key(path)
@@ -324,17 +341,7 @@ func (r *ruleReader) field(path string, depth int) *yaml.Node {
 		}
 		kp := path + "." + k
 		kn := r.node(kp, yaml.ScalarNode, "!!str", k)
-		var vn *yaml.Node
-		switch k {
-		case "fields":
-			vn = r.fieldMap(kp, depth+1)
-		case "select":
-			vn = r.selectList(kp)
-		case "extends", "remove":
-			r.fail(kp, "%s is for sitedef files; a rule set gives its fields in full", k)
-		default:
-			vn = r.value(kp, k)
-		}
+		vn := val(kp, k)
 		if r.prob != nil {
 			return nil
 		}
@@ -368,19 +375,9 @@ func (r *ruleReader) selectList(path string) *yaml.Node {
 			r.fail(sp, "a selector is an object with xpath, expr, regex or const")
 			return nil
 		}
-		m := r.node(sp, yaml.MappingNode, "!!map", "")
-		for {
-			k, ok := r.key(sp)
-			if !ok {
-				break
-			}
-			kp := sp + "." + k
-			kn := r.node(kp, yaml.ScalarNode, "!!str", k)
-			vn := r.value(kp, k)
-			if r.prob != nil {
-				return nil
-			}
-			m.Content = append(m.Content, kn, vn)
+		m := r.members(sp, r.value)
+		if m == nil {
+			return nil
 		}
 		seq.Content = append(seq.Content, m)
 	}
