@@ -114,34 +114,34 @@ func trimJSONPrefix(b []byte) []byte {
 
 // checkDepth scans b for array and object nesting outside strings and fails past MaxDepth.
 func checkDepth(b []byte) error {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			if i = stringEnd(b, i+1); i < 0 {
-				return nil
-			}
-		case '{', '[':
-			depth++
-			if depth > MaxDepth {
-				return ErrTooDeep
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return nil
+	_, err := scanBrackets(b, true)
+	return err
 }
 
 // balancedEnd returns the length of the JSON object or array that b starts with: the index just
 // past the bracket that closes b[0], found by a scan that skips strings and their escapes.
 func balancedEnd(b []byte) (int, error) {
+	end, err := scanBrackets(b, false)
+	if err != nil {
+		return 0, err
+	}
+	if end < 0 {
+		return 0, errUnbalanced
+	}
+	return end, nil
+}
+
+// scanBrackets follows the nesting of b's brackets outside strings, ErrTooDeep as soon as it passes
+// MaxDepth. With whole it reads to the end of b, over any number of values; without, it stops
+// just past the bracket that closes b[0]. end is -1 where b ends first, inside a string or before
+// that bracket.
+func scanBrackets(b []byte, whole bool) (end int, err error) {
 	depth := 0
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
 			if i = stringEnd(b, i+1); i < 0 {
-				return 0, errUnbalanced
+				return -1, nil
 			}
 		case '{', '[':
 			depth++
@@ -150,12 +150,12 @@ func balancedEnd(b []byte) (int, error) {
 			}
 		case '}', ']':
 			depth--
-			if depth == 0 {
+			if depth == 0 && !whole {
 				return i + 1, nil
 			}
 		}
 	}
-	return 0, errUnbalanced
+	return -1, nil
 }
 
 // stringEnd returns the index of the '"' that ends the string whose content starts at b[i], where
