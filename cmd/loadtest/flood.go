@@ -4,20 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"asa/api"
 	"asa/api/apikey"
-	"asa/engine"
-	"asa/engine/registry"
 	"asa/store"
 )
 
@@ -33,22 +29,11 @@ const walTarget = 64 << 20
 func runFlood(dur time.Duration, clients, nkeys int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	dir, err := os.MkdirTemp("", "asa-floodtest")
+	path, db, reg, cleanup, err := newBench(ctx, "asa-floodtest")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "asa.db")
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	sub, _ := fs.Sub(testdata, "testdata")
-	reg, diags := registry.Load(engine.New(), sub)
-	if diags.HasErrors() {
-		return diags
-	}
+	defer cleanup()
 	tg := &target{release: make(chan struct{})}
 	backend := api.NewStoreBackend(db, nil)
 	srv := api.New(api.Config{RequestTimeout: 30 * time.Second}, api.Deps{

@@ -96,24 +96,40 @@ type timing struct {
 	overheads []time.Duration
 }
 
-func run(rateDur time.Duration, overheadRPS int, overheadDur time.Duration) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	dir, err := os.MkdirTemp("", "asa-loadtest")
+// newBench makes what both load tests run against: a fresh SQLite database (at path, in a temporary
+// directory named after prefix) and the catalogue of testdata. cleanup closes the database and
+// removes the directory.
+func newBench(ctx context.Context, prefix string) (path string, db *store.DB, reg *registry.Registry, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
-		return err
+		return "", nil, nil, nil, err
 	}
-	defer os.RemoveAll(dir)
-	db, err := store.Open(ctx, filepath.Join(dir, "asa.db"))
-	if err != nil {
-		return err
+	path = filepath.Join(dir, "asa.db")
+	if db, err = store.Open(ctx, path); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, nil, nil, err
 	}
-	defer db.Close()
+	cleanup = func() {
+		db.Close()
+		os.RemoveAll(dir)
+	}
 	sub, _ := fs.Sub(testdata, "testdata")
 	reg, diags := registry.Load(engine.New(), sub)
 	if diags.HasErrors() {
-		return diags
+		cleanup()
+		return "", nil, nil, nil, diags
 	}
+	return path, db, reg, cleanup, nil
+}
+
+func run(rateDur time.Duration, overheadRPS int, overheadDur time.Duration) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, db, reg, cleanup, err := newBench(ctx, "asa-loadtest")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
 	tg := &target{release: make(chan struct{})}
 	tm := &timing{}
 	var admitMu sync.Mutex
