@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"asa/api"
+	"asa/cmd/internal/batchledger"
 	"asa/store"
 )
 
@@ -464,15 +465,7 @@ func (c *cluster) batch(ctx context.Context, items int) error {
 		return err
 	}
 	defer db.Close()
-	st, err := db.BatchStats(ctx)
-	if err != nil {
-		return err
-	}
-	ws, err := db.WorkspaceByName(ctx, "batch")
-	if err != nil {
-		return err
-	}
-	used, err := db.CreditsUsed(ctx, ws.ID, time.Now())
+	st, used, err := batchledger.Read(ctx, db, "batch")
 	if err != nil {
 		return err
 	}

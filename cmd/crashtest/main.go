@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"asa/api"
+	"asa/cmd/internal/batchledger"
 	"asa/cmd/internal/farmsite"
 	"asa/engine/fetch"
 	"asa/engine/fetch/farm"
@@ -578,15 +579,7 @@ func (e *env) crash(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	st, err := db.BatchStats(ctx)
-	if err != nil {
-		return err
-	}
-	ws, err := db.WorkspaceByName(ctx, "crash")
-	if err != nil {
-		return err
-	}
-	used, err := db.CreditsUsed(ctx, ws.ID, time.Now())
+	st, used, err := batchledger.Read(ctx, db, "crash")
 	if err != nil {
 		return err
 	}
