@@ -62,7 +62,7 @@ generate-check:
 	|| { echo "generated files are stale: run make generate"; rm -rf $$tmp; exit 1; }; rm -rf $$tmp
 
 ## bench: extraction against parse-only on the largest corpus pages (ms per page, allocations, x-parse: against
-## asa's own parse; x-netparse: against golang.org/x/net/html's parse of the same page, in the same loop)
+## asa's own parse; x-netparse: against golang.org/x/net/html's parse of the same page, same run)
 bench:
 	ASA_CORPUS=$(abspath $(CORPUS)) $(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./fixtures/ ./engine/dom/ ./engine/funcs/
 
