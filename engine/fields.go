@@ -142,7 +142,7 @@ func (r *run) object(f *field, env map[string]any, ctx xpath.NodeNavigator, dept
 	item := env["item"]
 	for _, s := range f.sels {
 		if s.kind == selXPath {
-			nodes := r.nodes(s, ctx)
+			nodes := r.nodes(s, r.xpathBase(s, ctx))
 			if len(nodes) > 0 {
 				ctx = nodes[0]
 				break
@@ -182,11 +182,7 @@ func (r *run) objectList(f *field, env map[string]any, ctx xpath.NodeNavigator, 
 	var elems []any
 	for _, s := range f.sels {
 		if s.kind == selXPath && s.transform == nil {
-			base := ctx
-			if s.from >= 0 {
-				base = r.results[s.from].nav()
-			}
-			if navs = r.nodes(s, base); len(navs) > 0 {
+			if navs = r.nodes(s, r.xpathBase(s, ctx)); len(navs) > 0 {
 				break
 			}
 			continue
@@ -282,19 +278,25 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 	return r.xp.Nodes(s.xpath, ctx)
 }
 
+// xpathBase is the node an XPath selector runs from: the document of the step it names (from), else
+// the context. A top-level field of a lazy plan (see planLazyTree) has no context: it runs from the
+// last document, built now.
+func (r *run) xpathBase(s *selector, ctx xpath.NodeNavigator) xpath.NodeNavigator {
+	switch {
+	case s.from >= 0:
+		return r.results[s.from].nav()
+	case ctx == nil && r.plan.lazyTree:
+		return r.lastDoc.nav()
+	}
+	return ctx
+}
+
 // selectOne evaluates one selector and its transform.
 func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any, kind fieldKind) (any, error) {
 	var v any
 	switch s.kind {
 	case selXPath:
-		base := ctx
-		if s.from >= 0 {
-			base = r.results[s.from].nav()
-		} else if base == nil && r.plan.lazyTree {
-			// A top-level fallback of a lazy plan (see planLazyTree): the context is the last
-			// document, built now.
-			base = r.lastDoc.nav()
-		}
+		base := r.xpathBase(s, ctx)
 		if base == nil {
 			return nil, nil
 		}

@@ -60,13 +60,19 @@ func (p *Plan) planLazyTree() {
 	})
 }
 
-// fieldsNeedTree reports whether fs read a tree other than as top-level fallbacks: an XPath selector
-// of a plain top-level field after another selector runs only when those before it are empty
-// (walmart.product's url: the canonical link when the JSON has no canonicalUrl), so the tree is
-// built then (selectOne); any other XPath selector, first of its field or of an object, a list or
-// their children (which read their context node), needs the tree on every page.
+// fieldsNeedTree reports whether fs read a tree other than as top-level fallbacks or under a
+// top-level when: an XPath selector of a plain top-level field after another selector runs only when
+// those before it are empty (walmart.product's url: the canonical link when the JSON has no
+// canonicalUrl), and a top-level field with a when runs only when it holds (walmart.product's
+// older microdata, read when the page has no __NEXT_DATA__ product), so the tree is built then
+// (selectOne: a top-level selector's context is the document, built on first use; the children of
+// an object or a list read the nodes it selected); any other XPath selector, first of its field or
+// of an object, a list or their children, needs the tree on every page.
 func fieldsNeedTree(fs []*field) bool {
 	for _, f := range fs {
+		if f.when != nil {
+			continue
+		}
 		plain := !(f.kind == kList && f.elem == kObject) && !(f.kind == kObject && len(f.children) > 0)
 		for i, s := range f.sels {
 			if s.kind == selXPath && (i == 0 || !plain) {

@@ -322,7 +322,8 @@ func (r *run) page() (map[string]any, error) {
 	obj := map[string]any{}
 	env := r.childEnv(obj, nil, 0, nil)
 	// Only XPath selectors read the context node: in a plan whose only XPath selectors are
-	// top-level fallbacks (lazyTree) the tree is built when one of them runs (selectOne).
+	// top-level fallbacks or under a top-level when (lazyTree) the tree is built when one of them
+	// runs (xpathBase).
 	var ctx xpath.NodeNavigator
 	if !p.lazyTree {
 		ctx = r.lastDoc.nav()
