@@ -15,23 +15,29 @@ import (
 	"asa/api"
 )
 
-// TestDashboardKeyModeRefusesUnknown: only live and sandbox create a key; any other kind is a 400
-// that creates nothing (it used to create a live, billed key).
-func TestDashboardKeyModeRefusesUnknown(t *testing.T) {
-	e := startDashboard(t, "", nil)
-	b := e.browser(t)
-	mustStatus(t, "sign-up", b.signUp("mode@example.com", "a long password"), http.StatusSeeOther)
-	u, err := e.db.UserByEmail(context.Background(), "mode@example.com")
+// keyCounter returns a count of the keys (active or revoked) of the workspace of the user email.
+func (e *dashEnv) keyCounter(t *testing.T, email string) func() int {
+	t.Helper()
+	u, err := e.db.UserByEmail(context.Background(), email)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := func() int {
+	return func() int {
 		ks, err := e.db.Keys(context.Background(), u.WorkspaceID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return len(ks)
 	}
+}
+
+// TestDashboardKeyModeRefusesUnknown: only live and sandbox create a key; any other kind is a 400
+// that creates nothing (it used to create a live, billed key).
+func TestDashboardKeyModeRefusesUnknown(t *testing.T) {
+	e := startDashboard(t, "", nil)
+	b := e.browser(t)
+	mustStatus(t, "sign-up", b.signUp("mode@example.com", "a long password"), http.StatusSeeOther)
+	keys := e.keyCounter(t, "mode@example.com")
 	before := keys()
 	for _, mode := range []string{"", "test", "Live", "sandbox ", "production"} {
 		p := b.post("/dashboard/keys", generateForm(t, b.get("/dashboard/keys").body, mode))
@@ -89,17 +95,7 @@ func TestDashboardKeyFormCreatesOneKey(t *testing.T) {
 	e := startDashboard(t, "", nil)
 	b := e.browser(t)
 	mustStatus(t, "sign-up", b.signUp("once@example.com", "a long password"), http.StatusSeeOther)
-	u, err := e.db.UserByEmail(context.Background(), "once@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := func() int {
-		ks, err := e.db.Keys(context.Background(), u.WorkspaceID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(ks)
-	}
+	keys := e.keyCounter(t, "once@example.com")
 
 	form := generateForm(t, b.get("/dashboard/keys").body, "sandbox")
 	first := b.post("/dashboard/keys", form)

@@ -38,28 +38,14 @@ func TestNotScalarRewrite(t *testing.T) {
 // TestNotOfAScalar: not() of a string or a number is the negation of its boolean value, whichever
 // evaluator runs the XPath (antchfx alone answered false for every node).
 func TestNotOfAScalar(t *testing.T) {
-	doc, err := dom.ParseHTML([]byte(`<ul><li a="">empty</li><li a="v">full<b>x</b></li><li>none</li><li a="  ">blank</li></ul>`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct{ src, want string }{
+	checkSelects(t, `<ul><li a="">empty</li><li a="v">full<b>x</b></li><li>none</li><li a="  ">blank</li></ul>`, []selectsCase{
 		{"//li[not(normalize-space(@a))]", "li=empty | li=none | li=blank"},
 		{"//li[not(string(@a))]", "li=empty | li=none"},
 		{"//li[not(string-length(@a))]", "li=empty | li=none"},
 		{"//li[not(count(b))]", "li=empty | li=none | li=blank"},
 		{"//li[not(normalize-space(@a)) and @a]", "li=empty | li=blank"},
 		{"//li[normalize-space(@a)]", "li=fullx"},
-	}
-	for _, tt := range tests {
-		x, err := Compile(tt.src, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nav := dom.NavigatorAt(doc, doc)
-		if got := describeResult(NewEvaluator(nil).Nodes(x, nav)); got != tt.want {
-			t.Errorf("%s selects %q, want %q", tt.src, got, tt.want)
-		}
-	}
+	})
 }
 
 // FuzzNotScalar: any text is rewritten without a panic, once for all; an XPath that compiles still
