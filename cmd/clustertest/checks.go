@@ -218,6 +218,7 @@ func (c *cluster) concurrency(ctx context.Context) error {
 
 var (
 	csrfRe   = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+	formIDRe = regexp.MustCompile(`name="form_id" value="([^"]+)"`)
 	newKeyRe = regexp.MustCompile(`data-testid="new-key">(asa_live_[A-Za-z0-9]{36})<`)
 )
 
@@ -241,6 +242,10 @@ func (c *cluster) revocation(ctx context.Context) error {
 			return 0, "", fmt.Errorf("no CSRF token on %s: %d", page, resp.StatusCode)
 		}
 		v.Set("csrf_token", string(m[1]))
+		// The generate-key form carries a single-use id as well; a form without one is refused 403.
+		if m := formIDRe.FindSubmatch(b); m != nil {
+			v.Set("form_id", string(m[1]))
+		}
 		resp, err = browser.PostForm(base+path, v)
 		if err != nil {
 			return 0, "", err
