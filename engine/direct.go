@@ -270,6 +270,16 @@ func directNode(n ast.Node, cx *dctx) dnode {
 		if args == nil && len(x.Arguments) > 0 {
 			return nil
 		}
+		if id.Value == objectFn && len(args) == 1 {
+			arg := args[0]
+			return func(f *frame) (any, state) {
+				v, st := arg(f)
+				if st != stOK {
+					return nil, st
+				}
+				return objectOrNil(v), stOK
+			}
+		}
 		if id.Value == memberFn && len(args) == 2 {
 			base, key := args[0], args[1]
 			return func(f *frame) (any, state) {

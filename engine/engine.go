@@ -116,7 +116,7 @@ func New() *Engine {
 	// functions that was half of loading the catalogue (thousands of expressions). The options are
 	// applied here once, and each compile copies the finished tables (compiling only reads them).
 	c := conf.CreateNew()
-	for _, op := range append([]expr.Option{expr.DisableBuiltin("now"), expr.MaxNodes(5000), memberOption()}, fs.Options()...) {
+	for _, op := range append(append([]expr.Option{expr.DisableBuiltin("now"), expr.MaxNodes(5000)}, memberOptions()...), fs.Options()...) {
 		op(c)
 	}
 	for name := range c.Disabled {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"reflect"
+
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/types"
@@ -17,15 +19,39 @@ import (
 // reads no identifier starting with it but $env).
 const memberFn = "$member"
 
-// memberOption declares memberFn to the expression compiler.
-func memberOption() expr.Option {
-	return expr.Function(memberFn, func(args ...any) (any, error) {
-		if m, ok := args[0].(map[string]any); ok {
-			return m[args[1].(string)], nil
-		}
-		// Anything else fetches as the access did (a nil base panics as it did).
-		return runtime.Fetch(args[0], args[1]), nil
-	}, new(func(any, string) any))
+// objectFn is the name of the function an optional member access of unknown type reads its base
+// through (objectPatch).
+const objectFn = "$object"
+
+// memberOptions declare memberFn and objectFn to the expression compiler.
+func memberOptions() []expr.Option {
+	return []expr.Option{
+		expr.Function(memberFn, func(args ...any) (any, error) {
+			if m, ok := args[0].(map[string]any); ok {
+				return m[args[1].(string)], nil
+			}
+			// Anything else fetches as the access did (a nil base panics as it did).
+			return runtime.Fetch(args[0], args[1]), nil
+		}, new(func(any, string) any)),
+		expr.Function(objectFn, func(args ...any) (any, error) {
+			return objectOrNil(args[0]), nil
+		}, new(func(any) any)),
+	}
+}
+
+// objectOrNil is v when names can be read from it (a map, a struct or a pointer to one), else nil.
+func objectOrNil(v any) any {
+	switch v.(type) {
+	case map[string]any:
+		return v
+	case nil, []any, string, float64, int, bool:
+		return nil
+	}
+	switch reflect.TypeOf(v).Kind() {
+	case reflect.Map, reflect.Struct, reflect.Pointer, reflect.Interface:
+		return v
+	}
+	return nil
 }
 
 // memberPatch rewrites x.name (and x["name"]) into $member(x, "name") where x is an environment
@@ -39,10 +65,17 @@ type memberPatch struct{ env types.Map }
 
 func (p memberPatch) Visit(node *ast.Node) {
 	m, ok := (*node).(*ast.MemberNode)
-	if !ok || m.Optional || m.Method {
+	if !ok || m.Method {
 		return
 	}
 	name, ok := m.Property.(*ast.StringNode)
+	if ok && m.Optional {
+		optionalObject(m)
+		return
+	}
+	if m.Optional {
+		return
+	}
 	if !ok || !p.untypedBase(m.Node, name.Value) {
 		return
 	}
@@ -85,4 +118,22 @@ func (p memberPatch) untypedBase(base ast.Node, name string) bool {
 		return !isMap
 	}
 	return false
+}
+
+// optionalObject makes x?.name, x of no declared type, end its chain with nil when x is not an
+// object: a list, a string, a number or a boolean has no names. expr's fetch answers those with an
+// error ("invalid operation: int(string)" for a list), and an expression error is a warning and a
+// nil field, so a rule written to refuse an answer of the wrong shape (src.listing?.kind !=
+// "Listing" given a JSON array) did not fire, and the answer came out as a 200 of empty fields. The
+// base is read through objectFn, whose nil the optional access turns into the chain's nil. A base
+// of a declared map type (params, domain, fields) is left as written, so the checker still refuses
+// a name the map does not declare; a plain x.name keeps its error, which the sitedef tests report.
+func optionalObject(m *ast.MemberNode) {
+	if t := m.Node.Type(); t != nil && t.Kind() != reflect.Interface {
+		return
+	}
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: objectFn}, Arguments: []ast.Node{m.Node}}
+	call.Callee.SetLocation(m.Node.Location())
+	call.SetLocation(m.Node.Location())
+	m.Node = call
 }

@@ -73,3 +73,60 @@ func firstLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
 }
+
+// An optional access of a name on a value that has no names (a list, a string, a number) ends its
+// chain with nil, as on nil, on the VM and directly; a plain access keeps its error, and a
+// declared map still refuses a name it does not declare.
+func TestOptionalMemberOfNonObject(t *testing.T) {
+	e := New()
+	env := types.Map{"src": types.Map{"listing": types.Any}, "item": types.Any, "domain": types.Map{"host": types.String}}
+	for _, tc := range []struct {
+		listing any
+		code    string
+		want    any
+		err     bool
+	}{
+		{[]any{}, `src.listing?.kind`, nil, false},
+		{[]any{}, `src.listing?.kind != "Listing"`, true, false},
+		{[]any{}, `src.listing?.data?.children ?? []`, []any{}, false},
+		{[]any{}, `src.listing?.data.children`, nil, false},
+		{[]any{map[string]any{"kind": "Listing"}}, `src.listing?.[0]?.kind`, "Listing", false},
+		{"text", `src.listing?.kind`, nil, false},
+		{2.5, `src.listing?.kind`, nil, false},
+		{true, `src.listing?.kind ?? "none"`, "none", false},
+		{nil, `src.listing?.kind`, nil, false},
+		{map[string]any{"kind": "Listing"}, `src.listing?.kind`, "Listing", false},
+		{map[string]any{"data": []any{}}, `src.listing?.data?.children`, nil, false},
+		{map[string]any{"data": map[string]any{"children": []any{1.0}}}, `len(src.listing?.data?.children)`, 1, false},
+		{map[string]any{"data": []any{}}, `src.listing?.data.children`, nil, true},
+		{[]any{}, `src.listing.kind`, nil, true},
+		{[]any{}, `item?.name`, nil, false},
+	} {
+		p, err := e.compileExpr(tc.code, env, envKey(env), false)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.code, err)
+		}
+		vals := map[string]any{"src": map[string]any{"listing": tc.listing}, "item": tc.listing,
+			"domain": map[string]any{"host": "x"}}
+		got, err := vm.Run(p, vals)
+		if (err != nil) != tc.err {
+			t.Errorf("%s on %#v: error %v, want an error: %v", tc.code, tc.listing, err, tc.err)
+			continue
+		}
+		if err == nil && fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s on %#v: %#v, want %#v", tc.code, tc.listing, got, tc.want)
+		}
+		d := compileDirect(p, e.exprConf)
+		if d == nil {
+			continue
+		}
+		vals[directVar] = newFrame()
+		dv, ok := d(vals)
+		if ok && (err != nil || fmt.Sprint(dv) != fmt.Sprint(got)) {
+			t.Errorf("%s on %#v: directly %#v; the VM %#v, %v", tc.code, tc.listing, dv, got, err)
+		}
+	}
+	if _, err := e.compileExpr(`domain?.hots`, env, envKey(env), false); err == nil {
+		t.Error("domain?.hots compiled: a declared map must still refuse a name it does not declare")
+	}
+}

@@ -225,7 +225,7 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		for _, p := range fixture.Coverage(reg, cases, fired, exps...) {
 			report("coverage", fmt.Errorf("%s", p))
 		}
-		problems, runs, err := fixture.Negatives(ctx, reg, filepath.Join(*fixtures, "_negative"))
+		problems, runs, err := fixture.Negatives(ctx, reg, filepath.Join(*fixtures, "_negative"), cases)
 		if err != nil {
 			report("negatives", err)
 		}
