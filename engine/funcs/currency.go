@@ -43,6 +43,13 @@ var currencyIndex = func() map[rune][]currencyMarker {
 		{text: []rune("SG$"), code: "SGD"}, {text: []rune("NZ$"), code: "NZD"},
 		{text: []rune("HK$"), code: "HKD"}, {text: []rune("NT$"), code: "TWD"},
 		{text: []rune("R$"), code: "BRL"},
+		// eBay writes a listing's own currency with a space ("C $19.95" on ebay.ca, "US $12.99" and
+		// "AU $" for a foreign listing on any storefront) and amazon.ca wrote "CDN$ 24.99": read as
+		// "$" they would take the storefront's currency.
+		{text: []rune("US $"), code: "USD"}, {text: []rune("US\u00a0$"), code: "USD"},
+		{text: []rune("C $"), code: "CAD"}, {text: []rune("C\u00a0$"), code: "CAD"},
+		{text: []rune("CDN$"), code: "CAD"}, {text: []rune("CDN $"), code: "CAD"},
+		{text: []rune("AU $"), code: "AUD"}, {text: []rune("AU\u00a0$"), code: "AUD"},
 		{text: []rune("€"), code: "EUR"},
 		{text: []rune("£"), code: "GBP", alts: poundAlts}, {text: []rune("E£"), code: "EGP"},
 		{text: []rune("₹"), code: "INR"},
