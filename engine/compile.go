@@ -402,6 +402,19 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	return p, diags
 }
 
+// paramWant is a parameter's description and example as one phrase ("ASIN or ISBN-10 ..., for
+// example B01GOH7PKA"), or "" when it has no description.
+func paramWant(sp *sitedef.Param) string {
+	want := strings.TrimRight(strings.TrimSpace(sp.Description), ".")
+	if want == "" {
+		return ""
+	}
+	if sp.Example != nil {
+		want += ", for example " + stringify(sp.Example)
+	}
+	return want
+}
+
 func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 	d.Params.Each(func(name string, sp *sitedef.Param) {
 		if !nameRe.MatchString(name) {
@@ -470,6 +483,8 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 				c.errAt(&sp.Example, "example %v: %v", sp.Example, err)
 			}
 		}
+		// Set after the checks above, whose errors are for the author and show the pattern.
+		pr.want = paramWant(sp)
 		p.params = append(p.params, pr)
 		p.paramIdx[name] = pr
 	})

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"asa/engine"
 	"asa/engine/errcode"
@@ -300,5 +304,54 @@ func TestConcurrentPlan(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Fatalf("concurrent run differs: %s", e)
+	}
+}
+
+// TestParamErrorsSayWhatToGive: a value that matches neither the parameter's pattern nor its URL
+// pattern is refused in the author's words (the description and example) where the parameter has
+// a description, and with the pattern where it has none.
+func TestParamErrorsSayWhatToGive(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"site.yaml", "product.yaml", "reviews.yaml", "thread.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "shop", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys["shop/"+name] = &fstest.MapFile{Data: b}
+	}
+	described := fstest.MapFS{}
+	maps.Copy(described, fsys)
+	product := string(fsys["shop/product.yaml"].Data)
+	withDesc := strings.Replace(product, "    pattern: '[A-Z0-9]{6}'\n",
+		"    pattern: '[A-Z0-9]{6}'\n    description: a six-character item code, or a product URL of the shop.\n", 1)
+	if withDesc == product {
+		t.Fatal("testdata/shop/product.yaml changed: its query's pattern line is not where the test adds a description")
+	}
+	described["shop/product.yaml"] = &fstest.MapFile{Data: []byte(withDesc)}
+	for _, tc := range []struct {
+		fsys  fs.FS
+		query string
+		want  string
+	}{
+		{described, "AB12", `query: "AB12" is not valid; give a six-character item code, or a product URL of the shop, for example AB1234`},
+		{described, "https://www.shop.example/q/AB1234", `query: https://www.shop.example/q/AB1234 is not a URL this endpoint reads; give a six-character item code, or a product URL of the shop, for example AB1234`},
+		{fsys, "AB12", `query: "AB12" does not match [A-Z0-9]{6}`},
+		{fsys, "https://www.shop.example/q/AB1234", `query: the URL is not one this endpoint recognises (want https?://(?P<host>www\.shop\.example(?:\.de)?)/p/(?P<query>[A-Z0-9]{6}))`},
+	} {
+		reg, diags := registry.Load(engine.New(), tc.fsys)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		_, err := reg.Plan("shop.product").Params(url.Values{"query": {tc.query}})
+		if err == nil || errcode.Of(err) != errcode.InvalidParams {
+			t.Fatalf("%s: %v, want invalid_params", tc.query, err)
+		}
+		var e *errcode.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%s: %T is not an *errcode.Error", tc.query, err)
+		}
+		if e.Message != tc.want {
+			t.Errorf("%s: message %q, want %q", tc.query, e.Message, tc.want)
+		}
 	}
 }

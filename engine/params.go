@@ -160,6 +160,9 @@ func (p *Plan) fromURL(pr *param, v string, raw url.Values, out Params) error {
 	}
 	m := pr.urlPattern.FindStringSubmatch(v)
 	if m == nil {
+		if pr.want != "" {
+			return invalid(pr.name, "%s is not a URL this endpoint reads; give %s", v, pr.want)
+		}
 		return invalid(pr.name, "the URL is not one this endpoint recognises (want %s)", pr.urlPattern.String())
 	}
 	for i, g := range pr.urlPattern.SubexpNames() {
@@ -259,6 +262,9 @@ func (pr *param) check(v string) (any, error) {
 			return nil, fmt.Errorf("longer than %d characters", *pr.max)
 		}
 		if pr.pattern != nil && !pr.pattern.MatchString(v) {
+			if pr.want != "" {
+				return nil, fmt.Errorf("%q is not valid; give %s", v, pr.want)
+			}
 			return nil, fmt.Errorf("%q does not match %s", v, strings.TrimSuffix(strings.TrimPrefix(pr.pattern.String(), "^(?:"), ")$"))
 		}
 		return v, nil

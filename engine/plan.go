@@ -66,6 +66,9 @@ type param struct {
 	normalize  *vm.Program
 	normalizeD direct
 	urlPattern *regexp.Regexp
+	// want is what the parameter takes, in the author's words (its description and example), for
+	// the message refusing a value that matches neither pattern: a client reads prose, not a regexp.
+	want string
 }
 
 type constraint struct {

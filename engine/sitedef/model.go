@@ -66,7 +66,7 @@ type Endpoint struct {
 // Param is one request parameter.
 type Param struct {
 	Type        string   `yaml:"type" doc:"Parameter type." enum:"string,int,bool,enum,url" required:"true"`
-	Description string   `yaml:"description" doc:"One line for the docs."`
+	Description string   `yaml:"description" doc:"One line for the docs, written as what the parameter takes: a value matching neither pattern nor url_pattern is refused with it (and the example) as the message."`
 	Required    bool     `yaml:"required" doc:"A request without it gets 400 invalid_params."`
 	Default     any      `yaml:"default" doc:"Value when the request gives none."`
 	Pattern     string   `yaml:"pattern" doc:"Regular expression the whole value must match (strings)."`
