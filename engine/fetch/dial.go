@@ -145,18 +145,22 @@ func (f proxyForward) DialContext(ctx context.Context, _, addr string) (net.Conn
 
 // connectTunnel opens an HTTP CONNECT tunnel to target through an http or https proxy.
 func (c *Client) connectTunnel(ctx context.Context, p *proxyState, target string) (conn net.Conn, err error) {
-	conn, err = c.rawDial(ctx, p.hostport, false)
+	raw, err := c.rawDial(ctx, p.hostport, false)
 	if err != nil {
 		return nil, &proxyError{p: p, err: err}
 	}
+	// raw, not conn: a failure returns a nil conn, and the connection must still be closed.
 	defer func() {
 		if err != nil {
-			conn.Close()
+			raw.Close()
 		}
 	}()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
+	conn = raw
+	answerBy := time.Now().Add(c.opts.ProxyTimeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(answerBy) {
+		answerBy = dl
 	}
+	conn.SetDeadline(answerBy)
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	if p.u.Scheme == "https" {
@@ -182,6 +186,14 @@ func (c *Client) connectTunnel(ctx context.Context, p *proxyState, target string
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil && p.tr != nil {
+			// Silence until ProxyTimeout is how a proxy at its cap on clients behaves, and the
+			// tunnels this client keeps idle through it (one per target host, HTTP/2 ones
+			// uncapped by the transport) may be what fills it: free them for the next attempt.
+			p.tr.CloseIdleConnections()
+			err = fmt.Errorf("no answer to CONNECT within %v: %w", c.opts.ProxyTimeout, err)
+		}
 		return nil, &proxyError{p: p, err: err}
 	}
 	// The body of a 2xx CONNECT answer is the tunnel: never read or close it (Close would drain it).

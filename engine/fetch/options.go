@@ -15,6 +15,7 @@ const (
 	DefaultAttemptTimeout  = 20 * time.Second
 	DefaultIdleTimeout     = 15 * time.Second
 	DefaultDialTimeout     = 5 * time.Second
+	DefaultProxyTimeout    = 10 * time.Second
 	DefaultDNSTimeout      = 3 * time.Second
 	DefaultTLSTimeout      = 10 * time.Second
 	DefaultMaxAttempts     = 3
@@ -62,6 +63,10 @@ type Options struct {
 
 	// Proxies is the egress pool. Empty: direct egress.
 	Proxies []Proxy
+	// ProxyTimeout bounds an HTTP proxy's answer to CONNECT, its own connection to the target
+	// included (default 10s). A proxy at its cap on clients (tinyproxy's MaxClients) accepts the
+	// connection and never answers it; without a bound the attempt waits out its whole deadline.
+	ProxyTimeout time.Duration
 	// ProxyFailures consecutive connection failures rest a proxy for ProxyCooldown (defaults 3, 1m).
 	ProxyFailures int
 	ProxyCooldown time.Duration
@@ -131,6 +136,7 @@ func (o *Options) withDefaults() {
 	def(&o.AttemptTimeout, DefaultAttemptTimeout)
 	def(&o.IdleTimeout, DefaultIdleTimeout)
 	def(&o.DialTimeout, DefaultDialTimeout)
+	def(&o.ProxyTimeout, DefaultProxyTimeout)
 	def(&o.DNSTimeout, DefaultDNSTimeout)
 	def(&o.TLSHandshakeTimeout, DefaultTLSTimeout)
 	def(&o.MaxRetryAfter, DefaultMaxRetryAfter)

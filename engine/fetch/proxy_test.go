@@ -367,3 +367,52 @@ func TestProxyGuard(t *testing.T) {
 		t.Fatal("the proxy was asked")
 	}
 }
+
+// TestProxyRefusesConnect: a proxy answering CONNECT with an error status fails the attempt as a
+// proxy failure, naming the status; the half-open connection is closed, and nothing panics (a
+// refused CONNECT used to close a nil connection in the transport's dial goroutine, which took the
+// whole process down).
+func TestProxyRefusesConnect(t *testing.T) {
+	f := newFarm(t)
+	cp := &connectProxy{auth: "Basic " + "Ym9iOmh0dHBzLXNlY3JldA=="} // bob:https-secret
+	srv := httptest.NewServer(cp)
+	t.Cleanup(srv.Close)
+	c, _ := farmClient(t, f, Options{MaxAttempts: 2, Proxies: []Proxy{{URL: "http://bob:wrong@" + srv.Listener.Addr().String(), Country: "us"}}})
+	_, err := get(c, WithCountry(context.Background(), "us"), "https://www.amazon.com/dp/B0REFUSED", nil)
+	e := wantErr(t, err, errcode.TargetUnreachable, "")
+	if !strings.Contains(err.Error(), "407") || strings.Contains(err.Error(), "wrong") {
+		t.Fatalf("error %q: want the 407 named and the password kept out (%+v)", err, e)
+	}
+	if got := len(cp.seen()); got != 2 {
+		t.Fatalf("the proxy saw %d CONNECTs, want one per attempt (2)", got)
+	}
+}
+
+// TestProxyAtItsClientCap: a proxy at its cap on clients (tinyproxy's MaxClients) accepts the next
+// connection and does not answer it. The tunnels a client keeps idle through the proxy, one per
+// target host, are what fills it here: the CONNECT that gets no answer within ProxyTimeout frees
+// them, and the retry gets through, where the attempt used to wait out its whole deadline.
+func TestProxyAtItsClientCap(t *testing.T) {
+	addr, _ := fetchtest.TinyproxyMaxClients(t, 2)
+	f := newFarm(t)
+	c, _ := farmClient(t, f, Options{ProxyTimeout: 300 * time.Millisecond, AttemptTimeout: time.Minute,
+		Proxies: []Proxy{{URL: "http://" + addr, Country: "us"}}})
+	ctx := WithCountry(context.Background(), "us")
+	for i, host := range []string{"www.amazon.com", "www.amazon.de", "www.amazon.fr"} {
+		resp, err := get(c, ctx, "https://"+host+"/dp/B0CAP", nil)
+		if err != nil || resp.Status != 200 {
+			t.Fatalf("%s: %v %v", host, resp, err)
+		}
+		// The first two fill the cap with their idle tunnels; the third's first CONNECT is not
+		// answered, and its second is.
+		if want := 1 + i/2; resp.Attempts != want {
+			t.Errorf("%s: %d attempts, want %d", host, resp.Attempts, want)
+		}
+	}
+}
+
+func (p *connectProxy) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.targets)
+}

@@ -18,6 +18,15 @@ import (
 // it with apt-get).
 func Tinyproxy(t testing.TB) (addr string, log func() string) {
 	t.Helper()
+	// Above the hosts of a catalogue-wide test (one idle tunnel each); TinyproxyMaxClients tests
+	// a proxy at its cap.
+	return TinyproxyMaxClients(t, 1000)
+}
+
+// TinyproxyMaxClients is Tinyproxy serving at most maxClients connections at once (its MaxClients):
+// the next client's connection is accepted and left unanswered until one ends.
+func TinyproxyMaxClients(t testing.TB, maxClients int) (addr string, log func() string) {
+	t.Helper()
 	bin, err := exec.LookPath("tinyproxy")
 	if err != nil {
 		t.Skip("tinyproxy is not installed (apt-get install -y tinyproxy; .ci/run installs it)")
@@ -32,7 +41,7 @@ func Tinyproxy(t testing.TB) (addr string, log func() string) {
 		ln.Close()
 		_, port, _ := net.SplitHostPort(addr)
 		conf := filepath.Join(dir, "tinyproxy.conf")
-		cfg := fmt.Sprintf("Port %s\nListen 127.0.0.1\nTimeout 30\nAllow 127.0.0.1\nLogLevel Connect\nMaxClients 100\nDisableViaHeader Yes\n", port)
+		cfg := fmt.Sprintf("Port %s\nListen 127.0.0.1\nTimeout 30\nAllow 127.0.0.1\nLogLevel Connect\nMaxClients %d\nDisableViaHeader Yes\n", port, maxClients)
 		if err := os.WriteFile(conf, []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
