@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
@@ -408,6 +409,11 @@ func paramWant(sp *sitedef.Param) string {
 	want := strings.TrimRight(strings.TrimSpace(sp.Description), ".")
 	if want == "" {
 		return ""
+	}
+	// "The album's URL" reads as "give the album's URL"; "ASIN or ..." keeps its capitals.
+	if r := []rune(want); len(r) > 1 && unicode.IsUpper(r[0]) && unicode.IsLower(r[1]) {
+		r[0] = unicode.ToLower(r[0])
+		want = string(r)
 	}
 	if sp.Example != nil {
 		want += ", for example " + stringify(sp.Example)

@@ -309,7 +309,8 @@ func TestConcurrentPlan(t *testing.T) {
 
 // TestParamErrorsSayWhatToGive: a value that matches neither the parameter's pattern nor its URL
 // pattern is refused in the author's words (the description and example) where the parameter has
-// a description, and with the pattern where it has none.
+// a description (a capital that only starts the sentence lowered), and with the pattern where it
+// has none.
 func TestParamErrorsSayWhatToGive(t *testing.T) {
 	fsys := fstest.MapFS{}
 	for _, name := range []string{"site.yaml", "product.yaml", "reviews.yaml", "thread.yaml"} {
@@ -323,7 +324,7 @@ func TestParamErrorsSayWhatToGive(t *testing.T) {
 	maps.Copy(described, fsys)
 	product := string(fsys["shop/product.yaml"].Data)
 	withDesc := strings.Replace(product, "    pattern: '[A-Z0-9]{6}'\n",
-		"    pattern: '[A-Z0-9]{6}'\n    description: a six-character item code, or a product URL of the shop.\n", 1)
+		"    pattern: '[A-Z0-9]{6}'\n    description: The six-character item code, or a product URL of the shop.\n", 1)
 	if withDesc == product {
 		t.Fatal("testdata/shop/product.yaml changed: its query's pattern line is not where the test adds a description")
 	}
@@ -333,8 +334,8 @@ func TestParamErrorsSayWhatToGive(t *testing.T) {
 		query string
 		want  string
 	}{
-		{described, "AB12", `query: "AB12" is not valid; give a six-character item code, or a product URL of the shop, for example AB1234`},
-		{described, "https://www.shop.example/q/AB1234", `query: https://www.shop.example/q/AB1234 is not a URL this endpoint reads; give a six-character item code, or a product URL of the shop, for example AB1234`},
+		{described, "AB12", `query: "AB12" is not valid; give the six-character item code, or a product URL of the shop, for example AB1234`},
+		{described, "https://www.shop.example/q/AB1234", `query: https://www.shop.example/q/AB1234 is not a URL this endpoint reads; give the six-character item code, or a product URL of the shop, for example AB1234`},
 		{fsys, "AB12", `query: "AB12" does not match [A-Z0-9]{6}`},
 		{fsys, "https://www.shop.example/q/AB1234", `query: the URL is not one this endpoint recognises (want https?://(?P<host>www\.shop\.example(?:\.de)?)/p/(?P<query>[A-Z0-9]{6}))`},
 	} {
