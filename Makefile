@@ -103,7 +103,8 @@ crashtest: build
 
 ## clustertest: three asa serve nodes on one PostgreSQL and one Redis (servers the harness starts; needs
 ## Debian's postgresql and redis-server): a free key's rate and concurrency ceilings hold across nodes,
-## a key revoked on one node is refused by the others within 10 s, a 1000-item batch survives two
+## a key revoked on one node is refused by the others within 10 s, the dashboard's sign-in limit is
+## counted over all nodes, a 1000-item batch survives two
 ## nodes SIGKILLed (exactly once). Not part of make test (about a minute).
 clustertest: build
 	$(GO) run ./cmd/clustertest -bin $(BIN)

@@ -63,6 +63,9 @@ type DashboardConfig struct {
 	SignInWindow                time.Duration
 	SignUpPerIP                 int
 	SignUpWindow                time.Duration
+	// Attempts counts those attempts for every node of a deployment (Redis, store/redislimit);
+	// nil counts them in this node's memory, so N nodes let N times the limits through.
+	Attempts SharedAttempts
 }
 
 // WithDefaults returns c with every zero setting at its default: what the dashboard runs with.
@@ -115,7 +118,7 @@ type dashboard struct {
 	secure bool
 	origin string // the PublicURL's scheme://host, accepted as a form's Origin
 
-	emailLimit, ipLimit, signUpLimit *attemptLimiter
+	emailLimit, ipLimit, signUpLimit *attemptCounter
 	lastPurge                        atomic.Int64
 	// batchPages is set when the batch pages are served (dashboard_batches.go).
 	batchPages bool
@@ -174,9 +177,9 @@ func newDashboard(s *Server) *dashboard {
 	return &dashboard{
 		s: s, cfg: cfg, store: cfg.Store, secure: secure, origin: origin,
 		hasher:      newPasswordHasher(cfg.Argon2, 4),
-		emailLimit:  newAttemptLimiter(cfg.SignInPerEmail, cfg.SignInWindow, s.now),
-		ipLimit:     newAttemptLimiter(cfg.SignInPerIP, cfg.SignInWindow, s.now),
-		signUpLimit: newAttemptLimiter(cfg.SignUpPerIP, cfg.SignUpWindow, s.now),
+		emailLimit:  newAttemptCounter("signin-email", cfg.SignInPerEmail, cfg.SignInWindow, s.now, cfg.Attempts, s.log),
+		ipLimit:     newAttemptCounter("signin-ip", cfg.SignInPerIP, cfg.SignInWindow, s.now, cfg.Attempts, s.log),
+		signUpLimit: newAttemptCounter("signup-ip", cfg.SignUpPerIP, cfg.SignUpWindow, s.now, cfg.Attempts, s.log),
 	}
 }
 
@@ -487,7 +490,8 @@ func (d *dashboard) signUp(c echo.Context) error {
 		return d.forbidden(c, nil)
 	}
 	ip := clientIP(c.Request())
-	if ok, wait := d.signUpLimit.allowed(ip); !ok {
+	ctx := c.Request().Context()
+	if ok, wait := d.signUpLimit.allowed(ctx, ip); !ok {
 		return d.tooMany(c, "signup", page, wait)
 	}
 	email, msg := checkEmail(form.Email)
@@ -505,7 +509,7 @@ func (d *dashboard) signUp(c echo.Context) error {
 		page.Error = msg
 		return d.render(c, http.StatusUnprocessableEntity, "signup", page)
 	}
-	d.signUpLimit.add(ip)
+	d.signUpLimit.add(ctx, ip)
 	hash, err := d.hasher.hash(password)
 	if err != nil {
 		return d.fail(c, err)
@@ -536,13 +540,14 @@ func (d *dashboard) signIn(c echo.Context) error {
 	// Failures count per email AND client address: a wrong password from one address never locks
 	// the account's owner out from another (the per-address limit bounds guessing across emails).
 	emailAt := email + "\x00" + ip
-	if ok, wait := d.ipLimit.allowed(ip); !ok {
+	ctx := c.Request().Context()
+	if ok, wait := d.ipLimit.allowed(ctx, ip); !ok {
 		return d.tooMany(c, "signin", page, wait)
 	}
-	if ok, wait := d.emailLimit.allowed(emailAt); !ok {
+	if ok, wait := d.emailLimit.allowed(ctx, emailAt); !ok {
 		return d.tooMany(c, "signin", page, wait)
 	}
-	d.ipLimit.add(ip)
+	d.ipLimit.add(ctx, ip)
 	password := c.FormValue("password")
 	if len(password) > maxPasswordLen {
 		password = password[:maxPasswordLen+1] // never matches; still costs one hash
@@ -561,12 +566,12 @@ func (d *dashboard) signIn(c echo.Context) error {
 		}
 	}
 	if !ok {
-		d.emailLimit.add(emailAt)
+		d.emailLimit.add(ctx, emailAt)
 		d.s.log.InfoContext(c.Request().Context(), "dashboard sign-in refused", "request_id", requestID(c), "client", ip)
 		page.Error = "Wrong email or password."
 		return d.render(c, http.StatusUnauthorized, "signin", page)
 	}
-	d.emailLimit.reset(emailAt)
+	d.emailLimit.reset(ctx, emailAt)
 	if err := d.startSession(c, u.ID); err != nil {
 		return d.fail(c, err)
 	}

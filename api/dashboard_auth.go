@@ -1,13 +1,16 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/argon2"
@@ -107,6 +110,83 @@ func (h *passwordHasher) verify(password, phc string) (bool, error) {
 
 // spend runs one verification that always fails, for unknown emails.
 func (h *passwordHasher) spend(password string) { _, _ = h.verify(password, h.dummy) }
+
+// SharedAttempts counts the dashboard's attempts (failed sign-ins, sign-ups) per kind and subject
+// in a sliding window shared by every node; store/redislimit.Attempts is one, on Redis.
+type SharedAttempts interface {
+	Allowed(ctx context.Context, kind, subject string, max int, window time.Duration) (bool, time.Duration, error)
+	Add(ctx context.Context, kind, subject string, window time.Duration) error
+	Reset(ctx context.Context, kind, subject string) error
+}
+
+// attemptCounter is one of the dashboard's limits: shared by the nodes when SharedAttempts is
+// configured, else this node's memory. The memory count is kept either way, so that while the
+// shared store fails each node still enforces the limit alone (a security limit falls back to the
+// node, never open); after a failure the shared store is left alone for sharedRetry, so that an
+// outage does not add a connection timeout to every sign-in.
+type attemptCounter struct {
+	kind   string
+	local  *attemptLimiter
+	shared SharedAttempts
+	log    *slog.Logger
+	// retryAt (unix nanoseconds) is when the shared store is tried again after a failure; 0 while
+	// it answers.
+	retryAt atomic.Int64
+}
+
+// sharedRetry is how long a failed shared store is left alone.
+const sharedRetry = 10 * time.Second
+
+func newAttemptCounter(kind string, max int, window time.Duration, now func() time.Time, shared SharedAttempts, log *slog.Logger) *attemptCounter {
+	return &attemptCounter{kind: kind, local: newAttemptLimiter(max, window, now), shared: shared, log: log}
+}
+
+// useShared reports whether to ask the shared store now.
+func (c *attemptCounter) useShared() bool {
+	if c.shared == nil {
+		return false
+	}
+	at := c.retryAt.Load()
+	return at == 0 || c.local.now().UnixNano() >= at
+}
+
+// result records the shared store's answer (subjects are emails and addresses: never logged).
+func (c *attemptCounter) result(ctx context.Context, err error) {
+	if err == nil {
+		if c.retryAt.Swap(0) != 0 {
+			c.log.InfoContext(ctx, "dashboard attempt limits shared again", "limit", c.kind)
+		}
+		return
+	}
+	if c.retryAt.Swap(c.local.now().Add(sharedRetry).UnixNano()) == 0 {
+		c.log.WarnContext(ctx, "dashboard attempt limits: the shared store fails, counting on this node alone", "limit", c.kind, "err", err)
+	}
+}
+
+func (c *attemptCounter) allowed(ctx context.Context, subject string) (bool, time.Duration) {
+	if c.useShared() {
+		ok, wait, err := c.shared.Allowed(ctx, c.kind, subject, c.local.max, c.local.window)
+		c.result(ctx, err)
+		if err == nil {
+			return ok, wait
+		}
+	}
+	return c.local.allowed(subject)
+}
+
+func (c *attemptCounter) add(ctx context.Context, subject string) {
+	c.local.add(subject)
+	if c.useShared() {
+		c.result(ctx, c.shared.Add(ctx, c.kind, subject, c.local.window))
+	}
+}
+
+func (c *attemptCounter) reset(ctx context.Context, subject string) {
+	c.local.reset(subject)
+	if c.useShared() {
+		c.result(ctx, c.shared.Reset(ctx, c.kind, subject))
+	}
+}
 
 // attemptLimiter counts attempts per key (an email, an IP) in a sliding window.
 type attemptLimiter struct {

@@ -195,7 +195,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	}
 	svc.closers = append(svc.closers, webhooks.Close)
 	backend := api.NewStoreBackend(db, nil)
-	limiter, closeLimiter, err := newLimiter(ctx, cfg, log)
+	limiter, attempts, closeLimiter, err := newLimiter(ctx, cfg, log)
 	if err != nil {
 		log.Error("--redis", "err", err)
 		return nil, false
@@ -217,7 +217,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	}
 	deps := api.Deps{Registry: reg, Live: live, Renderer: rdr, Sandbox: sandbox, Auth: auth, Ledger: backend, Log: log,
 		Docs:      docs.FS,
-		Dashboard: dashboardConfig(cfg, db), Fixtures: fixFS,
+		Dashboard: dashboardConfig(cfg, db, attempts), Fixtures: fixFS,
 		Health:  api.HealthConfig{Store: db},
 		Batches: db, Webhooks: api.FetchWebhooks{Client: webhooks}, Cache: db,
 		Batch:   api.BatchConfig{Concurrency: cfg.BatchConcurrency, Lease: cfg.BatchLease, AllowHTTPWebhooks: cfg.AllowPrivateNetwork},
@@ -234,23 +234,25 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	return svc, true
 }
 
-// dashboardConfig is the dashboard on db with the configured security settings.
-func dashboardConfig(cfg serveConfig, db *store.DB) api.DashboardConfig {
+// dashboardConfig is the dashboard on db with the configured security settings, its attempt
+// limits counted in attempts (Redis) when not nil.
+func dashboardConfig(cfg serveConfig, db *store.DB, attempts api.SharedAttempts) api.DashboardConfig {
 	return api.DashboardConfig{Store: db, SecureCookies: cfg.SecureCookies, SessionTTL: cfg.SessionTTL,
 		SignInPerEmail: cfg.SignInPerEmail, SignInPerIP: cfg.SignInPerIP, SignInWindow: cfg.SignInWindow,
-		SignUpPerIP: cfg.SignUpPerIP, SignUpWindow: cfg.SignUpWindow}
+		SignUpPerIP: cfg.SignUpPerIP, SignUpWindow: cfg.SignUpWindow, Attempts: attempts}
 }
 
 // newLimiter returns the per-key limiter: nil (the server's default, this node's memory) without
-// --redis, else the Redis one with its lease renewal running until ctx is done. A Redis that does
-// not answer at start is logged, not fatal: admissions fail open or closed until it does.
-func newLimiter(ctx context.Context, cfg serveConfig, log *slog.Logger) (api.Limiter, func(), error) {
+// --redis, else the Redis one with its lease renewal running until ctx is done, and the dashboard's
+// attempt counters on the same Redis. A Redis that does not answer at start is logged, not fatal:
+// admissions fail open or closed until it does (the dashboard's limits count on each node alone).
+func newLimiter(ctx context.Context, cfg serveConfig, log *slog.Logger) (api.Limiter, api.SharedAttempts, func(), error) {
 	if cfg.Redis == "" {
-		return nil, func() {}, nil
+		return nil, nil, func() {}, nil
 	}
 	rl, err := redislimit.Open(cfg.Redis, redislimit.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	if err := rl.Ping(pctx); err != nil {
@@ -263,7 +265,7 @@ func newLimiter(ctx context.Context, cfg serveConfig, log *slog.Logger) (api.Lim
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { lim.Run(rctx); close(done) }()
-	return lim, func() { stop(); <-done; rl.Close() }, nil
+	return lim, rl.Attempts(redislimit.AttemptsOptions{}), func() { stop(); <-done; rl.Close() }, nil
 }
 
 // sandboxFixtures picks the fixtures the sandbox answers from: --fixtures, else the fixtures/ directory

@@ -222,37 +222,84 @@ var (
 	newKeyRe = regexp.MustCompile(`data-testid="new-key">(asa_live_[A-Za-z0-9]{36})<`)
 )
 
+// dashForm GETs page on base for its CSRF token (and the generate-key form's single-use id), then
+// POSTs v with them to path, as a browser submitting the page's form; it returns the status and body.
+func dashForm(browser *http.Client, base, path, page string, v url.Values) (int, string, error) {
+	resp, err := browser.Get(base + page)
+	if err != nil {
+		return 0, "", err
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := csrfRe.FindSubmatch(b)
+	if m == nil {
+		return 0, "", fmt.Errorf("no CSRF token on %s: %d", page, resp.StatusCode)
+	}
+	v.Set("csrf_token", string(m[1]))
+	// The generate-key form carries a single-use id as well; a form without one is refused 403.
+	if m := formIDRe.FindSubmatch(b); m != nil {
+		v.Set("form_id", string(m[1]))
+	}
+	resp, err = browser.PostForm(base+path, v)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, _ = io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), nil
+}
+
+// newBrowser is a client keeping cookies and not following redirects, as the dashboard's forms
+// expect.
+func newBrowser() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// signInLimit signs up on node 1's dashboard, fails to sign in five times (the default
+// sign_in_per_email) spread over the three nodes, and requires every node to refuse the right
+// password with 429: the nodes count the failures together in Redis, where each alone would have
+// seen one or two.
+func (c *cluster) signInLimit(ctx context.Context) error {
+	const email, password = "limits@example.com", "correct horse battery"
+	if status, body, err := dashForm(newBrowser(), c.nodes[0].base, "/dashboard/signup", "/dashboard/signup", url.Values{"email": {email},
+		"password": {password}, "password_confirm": {password}}); err != nil || status != http.StatusSeeOther {
+		return fmt.Errorf("sign-up: %d %v %.300s", status, err, body)
+	}
+	signIn := func(n *node, pw string) (int, error) {
+		status, _, err := dashForm(newBrowser(), n.base, "/dashboard/signin", "/dashboard/signin", url.Values{"email": {email}, "password": {pw}})
+		return status, err
+	}
+	for i := range 5 {
+		n := c.nodes[i%len(c.nodes)]
+		if status, err := signIn(n, "wrong password"); err != nil || status != http.StatusUnauthorized {
+			return fmt.Errorf("failed sign-in %d on node %d: %d %v", i+1, n.n, status, err)
+		}
+	}
+	var got []string
+	for _, n := range c.nodes {
+		status, err := signIn(n, password)
+		if err != nil {
+			return err
+		}
+		got = append(got, fmt.Sprintf("node %d: %d", n.n, status))
+		if status != http.StatusTooManyRequests {
+			return fmt.Errorf("after 5 failures over 3 nodes the right password got %s; want 429 everywhere", strings.Join(got, ", "))
+		}
+	}
+	fmt.Printf("clustertest: sign-in limit: 5 failed sign-ins spread over 3 nodes (2, 2, 1), then the right password refused by every node (%s)\n", strings.Join(got, ", "))
+	return nil
+}
+
 // revocation signs up on node 1's dashboard, creates a live key, uses it on every node (each
 // caches it), revokes it on node 1's dashboard and times how long nodes 2 and 3 take to refuse it
 // with 401 revoked.
 func (c *cluster) revocation(ctx context.Context) error {
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	browser := newBrowser()
 	base := c.nodes[0].base
 	form := func(path string, page string, v url.Values) (int, string, error) {
-		resp, err := browser.Get(base + page)
-		if err != nil {
-			return 0, "", err
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		m := csrfRe.FindSubmatch(b)
-		if m == nil {
-			return 0, "", fmt.Errorf("no CSRF token on %s: %d", page, resp.StatusCode)
-		}
-		v.Set("csrf_token", string(m[1]))
-		// The generate-key form carries a single-use id as well; a form without one is refused 403.
-		if m := formIDRe.FindSubmatch(b); m != nil {
-			v.Set("form_id", string(m[1]))
-		}
-		resp, err = browser.PostForm(base+path, v)
-		if err != nil {
-			return 0, "", err
-		}
-		defer resp.Body.Close()
-		b, _ = io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b), nil
+		return dashForm(browser, base, path, page, v)
 	}
 	if status, body, err := form("/dashboard/signup", "/dashboard/signup", url.Values{"email": {"ops@example.com"},
 		"password": {"correct horse battery"}, "password_confirm": {"correct horse battery"}}); err != nil || status != http.StatusSeeOther {

@@ -9,6 +9,8 @@
 //     held on the three nodes, and the rate limits satisfied again, every node refuses an 11th;
 //   - revocation: a key revoked on node 1's dashboard is refused by nodes 2 and 3 (whose auth
 //     caches held it) within 10 s;
+//   - sign-in limit: five failed dashboard sign-ins for one email spread over the nodes make every
+//     node refuse the sixth (the limits are counted in Redis);
 //   - batch: a 1000-item batch runs to completion while two nodes are SIGKILLed and restarted:
 //     every item has exactly one result, one charge per success, one webhook.
 //
@@ -115,6 +117,7 @@ func run(o opts) error {
 	check("rate", func(ctx context.Context) error { return c.rate(ctx, o.rateFor) })
 	check("concurrency", c.concurrency)
 	check("revocation", c.revocation)
+	check("sign-in limit", c.signInLimit)
 	check("batch", func(ctx context.Context) error { return c.batch(ctx, o.items) })
 	if err := c.stopAll(); err != nil {
 		failures = append(failures, err.Error())
