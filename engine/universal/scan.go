@@ -196,6 +196,41 @@ func (p *page) addLink(n *html.Node, seen map[string]int) {
 	p.links = append(p.links, Link{Text: text, Href: abs})
 }
 
+// documentBase is the URL doc's relative references resolve against: its first <base href>
+// resolved against base (the page's URL), as a browser does, else base.
+func documentBase(doc *html.Node, base *url.URL) *url.URL {
+	n := doc
+	for n != nil {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Base {
+			if h, ok := attrOK(n, "href"); ok {
+				// Only the first <base href> counts, whatever it says.
+				if u := absURL(base, h); u != "" {
+					if b, err := url.Parse(u); err == nil {
+						return b
+					}
+				}
+				return base
+			}
+		}
+		if n.FirstChild != nil && !(n.Type == html.ElementNode && rawTextElement(n.DataAtom)) {
+			n = n.FirstChild
+			continue
+		}
+		for n != nil && n.NextSibling == nil {
+			n = n.Parent
+		}
+		if n != nil {
+			n = n.NextSibling
+		}
+	}
+	return base
+}
+
+// rawTextElement reports elements whose content is never markup a browser resolves.
+func rawTextElement(a atom.Atom) bool {
+	return a == atom.Script || a == atom.Style || a == atom.Template || a == atom.Noscript
+}
+
 // absURL resolves ref against base and returns it when it is an http(s) URL, without its fragment
 // when that fragment only points inside the page.
 func absURL(base *url.URL, ref string) string {

@@ -176,7 +176,9 @@ func extractHTML(res *Result, doc *html.Node, base *url.URL, ex Extractor) (*Res
 		// Everything read from the whole page, before the content extractor prunes the tree.
 		pg = scan(doc, base)
 	}
-	art := mainContent(doc, base, ex, false)
+	// The content's links and images resolve as a browser resolves them: against the page's <base
+	// href> when it has one (scan reads it for the links of parse=auto too).
+	art := mainContent(doc, documentBase(doc, base), ex, false)
 	switch res.Mode {
 	case Text:
 		res.Text = art.text()
@@ -189,9 +191,6 @@ func extractHTML(res *Result, doc *html.Node, base *url.URL, ex Extractor) (*Res
 			return nil, errcode.New(errcode.ExtractionFailed, "no text was found on the page")
 		}
 	case Auto:
-		if base != nil && pg.base != nil {
-			base = pg.base
-		}
 		res.Text = art.text()
 		res.Links = pg.links
 		res.Title = pg.title(art)

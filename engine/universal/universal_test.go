@@ -425,3 +425,37 @@ func TestJSArtifactMetaIsNoValue(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownResolvesAgainstBaseHref: the main content's links and images resolve as a browser
+// resolves them, against the page's first <base href>, in parse=markdown as in parse=auto's links
+// (markdown resolved them against the page's URL).
+func TestMarkdownResolvesAgainstBaseHref(t *testing.T) {
+	para := "<p>A paragraph long enough to be the page's content, with a <a href='notes/x.html'>relative link</a>" +
+		" and a picture <img src='img/i.png' alt='pic'>, and then a few more words so that it counts.</p>"
+	for _, tc := range []struct{ name, head, wantLink, wantImg string }{
+		{"base href", "<base href='https://cdn.example.test/sub/'><base href='https://second.example.test/'>",
+			"https://cdn.example.test/sub/notes/x.html", "https://cdn.example.test/sub/img/i.png"},
+		{"relative base href", "<base href='/other/'>",
+			"https://news.example.com/other/notes/x.html", "https://news.example.com/other/img/i.png"},
+		{"base without href", "<base target='_blank'>",
+			"https://news.example.com/2024/05/notes/x.html", "https://news.example.com/2024/05/img/i.png"},
+		{"no base", "", "https://news.example.com/2024/05/notes/x.html", "https://news.example.com/2024/05/img/i.png"},
+	} {
+		page := "<html><head>" + tc.head + "<title>T</title></head><body><article><h1>A title</h1>" +
+			strings.Repeat(para, 5) + "</article></body></html>"
+		res, err := universal.Extract([]byte(page), "text/html", pageURL, universal.Markdown)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !strings.Contains(res.Markdown, "[relative link]("+tc.wantLink+")") || !strings.Contains(res.Markdown, "![pic]("+tc.wantImg+")") {
+			t.Errorf("%s: want the link %s and the image %s in\n%s", tc.name, tc.wantLink, tc.wantImg, res.Markdown)
+		}
+		auto, err := universal.Extract([]byte(page), "text/html", pageURL, universal.Auto)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(auto.Links) == 0 || auto.Links[0].Href != tc.wantLink {
+			t.Errorf("%s: parse=auto's links %v, want %s first", tc.name, auto.Links, tc.wantLink)
+		}
+	}
+}
