@@ -72,18 +72,17 @@ func (t *target) Fetch(ctx context.Context, req *engine.Request) (*engine.Respon
 }
 
 type env struct {
-	base    string
-	db      *store.DB
-	dbPath  string
-	logs    *syncBuffer
-	target  *target
-	live    apikey.Key
-	test    apikey.Key
-	ws      store.Workspace
-	cancel  context.CancelFunc
-	done    chan error
-	clockMu sync.Mutex
-	now     time.Time
+	base   string
+	db     *store.DB
+	dbPath string
+	logs   *syncBuffer
+	target *target
+	live   apikey.Key
+	test   apikey.Key
+	ws     store.Workspace
+	cancel context.CancelFunc
+	done   chan error
+	now    time.Time
 }
 
 type syncBuffer struct {

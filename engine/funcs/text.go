@@ -84,8 +84,7 @@ func stripTags(s string) string {
 			// Raw text: skip to the matching close tag.
 			stop := indexFold(s[i:], "</"+name)
 			if stop < 0 {
-				i = len(s)
-				break
+				break // the rest is raw text
 			}
 			i += stop
 		}

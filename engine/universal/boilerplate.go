@@ -336,14 +336,6 @@ func stripBoilerplate(root *html.Node, title string) {
 	}
 }
 
-func isHeading(n *html.Node) bool {
-	switch tagAtom(n) {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		return true
-	}
-	return false
-}
-
 // minMenuRun is the shortest run of link-only lines taken for a menu.
 const minMenuRun = 8
 

@@ -804,7 +804,7 @@ var skuValueRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{2,39}$`)
 
 // skuValue is an identifier: one token of letters, digits and - . _ / with a digit in it.
 func skuValue(t string) string {
-	t = strings.Trim(strings.TrimSpace(t), ":#‎‏")
+	t = strings.Trim(strings.TrimSpace(t), ":#\u200e\u200f") // and the bidi marks
 	if !skuValueRe.MatchString(t) || !strings.ContainsAny(t, "0123456789") {
 		return ""
 	}
