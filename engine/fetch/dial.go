@@ -121,8 +121,18 @@ func (c *Client) proxyDialer(p *proxyState) func(ctx context.Context, network, a
 			if err != nil {
 				return nil, err
 			}
-			conn, err := d.(proxy.ContextDialer).DialContext(ctx, "tcp", target)
+			// The handshake, the proxy's connection to the target included, within ProxyTimeout
+			// (as an HTTP proxy's CONNECT answer): the tunnel outlives hctx.
+			hctx, cancel := context.WithTimeout(ctx, c.opts.ProxyTimeout)
+			defer cancel()
+			conn, err := d.(proxy.ContextDialer).DialContext(hctx, "tcp", target)
 			if err != nil {
+				// The handshake's deadline is hctx's: its read may time out before hctx says so.
+				var ne net.Error
+				if ctx.Err() == nil && (hctx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
+					p.freeIdle()
+					err = fmt.Errorf("no SOCKS5 answer within %v: %w", c.opts.ProxyTimeout, err)
+				}
 				return nil, &proxyError{p: p, err: err}
 			}
 			return conn, nil
@@ -187,11 +197,8 @@ func (c *Client) connectTunnel(ctx context.Context, p *proxyState, target string
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil && p.tr != nil {
-			// Silence until ProxyTimeout is how a proxy at its cap on clients behaves, and the
-			// tunnels this client keeps idle through it (one per target host, HTTP/2 ones
-			// uncapped by the transport) may be what fills it: free them for the next attempt.
-			p.tr.CloseIdleConnections()
+		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+			p.freeIdle()
 			err = fmt.Errorf("no answer to CONNECT within %v: %w", c.opts.ProxyTimeout, err)
 		}
 		return nil, &proxyError{p: p, err: err}
@@ -213,6 +220,15 @@ type bufferedConn struct {
 }
 
 func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+// freeIdle closes the tunnels kept idle through p. Silence until ProxyTimeout is how a proxy at its
+// cap on clients behaves, and those tunnels (one per target host, HTTP/2 ones not capped by the
+// transport) may be what fills it: the next attempt then finds room.
+func (p *proxyState) freeIdle() {
+	if p.tr != nil {
+		p.tr.CloseIdleConnections()
+	}
+}
 
 // proxyError is a failure of the proxy hop; its message names the proxy without credentials.
 type proxyError struct {

@@ -416,3 +416,39 @@ func (p *connectProxy) seen() []string {
 	defer p.mu.Unlock()
 	return slices.Clone(p.targets)
 }
+
+// TestSilentProxies: an HTTP proxy that never answers CONNECT and a SOCKS5 proxy that never answers
+// its greeting fail the attempt after ProxyTimeout, saying so, rather than at the attempt's
+// deadline (a minute here).
+func TestSilentProxies(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.WaitGroup
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); ln.Close(); held.Wait() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held.Add(1)
+			go func() { defer held.Done(); <-stop; c.Close() }() // read nothing, answer nothing
+		}
+	}()
+	f := newFarm(t)
+	for _, tc := range []struct{ scheme, want string }{
+		{"http", "no answer to CONNECT within 200ms"},
+		{"socks5", "no SOCKS5 answer within 200ms"},
+	} {
+		c, _ := farmClient(t, f, Options{ProxyTimeout: 200 * time.Millisecond, AttemptTimeout: time.Minute, MaxAttempts: 1,
+			Proxies: []Proxy{{URL: tc.scheme + "://" + ln.Addr().String(), Country: "us"}}})
+		_, err := get(c, WithCountry(context.Background(), "us"), "https://www.amazon.com/dp/B0SILENT", nil)
+		wantErr(t, err, errcode.TargetUnreachable, "")
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s proxy: %v; want %q", tc.scheme, err, tc.want)
+		}
+	}
+}
