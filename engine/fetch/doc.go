@@ -26,9 +26,10 @@
 //     decoded size capped at Options.MaxBodyBytes (10 MiB); the body is returned as bytes, not
 //     converted to UTF-8 (dom.ToUTF8 does that from Content-Type).
 //  6. Deadlines: each attempt is bounded by engine.Request.Timeout (else Options.AttemptTimeout), the
-//     whole Fetch by ctx; a body that stops progressing for Options.IdleTimeout ends the attempt; an
-//     HTTP proxy that does not answer CONNECT within Options.ProxyTimeout (10s) fails the attempt and
-//     the tunnels kept idle through it are closed (a proxy at its cap on clients answers nothing).
+//     whole Fetch by ctx; a body that stops progressing for Options.IdleTimeout ends the attempt; a
+//     proxy that does not answer CONNECT (or the SOCKS5 handshake) within Options.ProxyTimeout (10s)
+//     fails the attempt and the tunnels kept idle through it are closed (a proxy at its cap on
+//     clients answers nothing).
 //  7. Retries inside Fetch on connection errors, timeouts, 5xx and 429: Options.MaxAttempts attempts,
 //     exponential backoff with full jitter, Retry-After honoured up to Options.MaxRetryAfter, a
 //     different proxy each time; never past the request's deadline, and not for a name that does not

@@ -63,8 +63,8 @@ type Options struct {
 
 	// Proxies is the egress pool. Empty: direct egress.
 	Proxies []Proxy
-	// ProxyTimeout bounds an HTTP proxy's answer to CONNECT, its own connection to the target
-	// included (default 10s). A proxy at its cap on clients (tinyproxy's MaxClients) accepts the
+	// ProxyTimeout bounds an HTTP proxy's answer to CONNECT and a SOCKS5 proxy's handshake, its own
+	// connection to the target included (default 10s). A proxy at its cap on clients (tinyproxy's MaxClients) accepts the
 	// connection and never answers it; without a bound the attempt waits out its whole deadline.
 	ProxyTimeout time.Duration
 	// ProxyFailures consecutive connection failures rest a proxy for ProxyCooldown (defaults 3, 1m).
