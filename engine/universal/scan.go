@@ -104,16 +104,7 @@ func scan(doc *html.Node, base *url.URL) *page {
 				}
 			}
 		}
-		if descend && n.FirstChild != nil {
-			n = n.FirstChild
-			continue
-		}
-		for n != nil && n.NextSibling == nil {
-			n = n.Parent
-		}
-		if n != nil {
-			n = n.NextSibling
-		}
+		n = following(n, descend)
 	}
 	// Microdata once every id is known: itemref may point forward.
 	refs := maxItemRefs
@@ -199,8 +190,7 @@ func (p *page) addLink(n *html.Node, seen map[string]int) {
 // documentBase is the URL doc's relative references resolve against: its first <base href>
 // resolved against base (the page's URL), as a browser does, else base.
 func documentBase(doc *html.Node, base *url.URL) *url.URL {
-	n := doc
-	for n != nil {
+	for n := doc; n != nil; n = following(n, !(n.Type == html.ElementNode && rawTextElement(n.DataAtom))) {
 		if n.Type == html.ElementNode && n.DataAtom == atom.Base {
 			if h, ok := attrOK(n, "href"); ok {
 				// Only the first <base href> counts, whatever it says.
@@ -212,18 +202,22 @@ func documentBase(doc *html.Node, base *url.URL) *url.URL {
 				return base
 			}
 		}
-		if n.FirstChild != nil && !(n.Type == html.ElementNode && rawTextElement(n.DataAtom)) {
-			n = n.FirstChild
-			continue
-		}
-		for n != nil && n.NextSibling == nil {
-			n = n.Parent
-		}
-		if n != nil {
-			n = n.NextSibling
-		}
 	}
 	return base
+}
+
+// following is the node after n in document order, past n's subtree unless descend.
+func following(n *html.Node, descend bool) *html.Node {
+	if descend && n.FirstChild != nil {
+		return n.FirstChild
+	}
+	for n != nil && n.NextSibling == nil {
+		n = n.Parent
+	}
+	if n != nil {
+		return n.NextSibling
+	}
+	return nil
 }
 
 // rawTextElement reports elements whose content is never markup a browser resolves.
