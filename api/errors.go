@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -81,6 +82,9 @@ func (s *Server) httpErrorHandler(err error, c echo.Context) {
 		switch he.Code {
 		case http.StatusNotFound:
 			ce = errcode.New(errcode.NotFound, "no such endpoint: %s %s (the endpoints are listed in /docs/api.md)", c.Request().Method, c.Request().URL.Path)
+			if hint := s.suggestEndpoint(c.Request().URL.Path); hint != "" {
+				ce.Message = fmt.Sprintf("no such endpoint: %s %s; %s", c.Request().Method, c.Request().URL.Path, hint)
+			}
 		case http.StatusMethodNotAllowed:
 			// The router set Allow to the path's methods (OPTIONS is answered for every route).
 			allow := c.Response().Header().Get(echo.HeaderAllow)
