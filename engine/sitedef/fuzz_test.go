@@ -74,8 +74,7 @@ func FuzzExtendFields(f *testing.F) {
 			return
 		}
 		depth := 0
-		var lookup FieldLookup
-		lookup = func(name string) (*File, string) {
+		lookup := FieldLookup(func(name string) (*File, string) {
 			if depth++; depth > 50 {
 				t.Fatal("lookup called without end")
 			}
@@ -83,7 +82,7 @@ func FuzzExtendFields(f *testing.F) {
 				return file, ""
 			}
 			return baseFile, ""
-		}
+		})
 		out, diags := ExtendFields(file, lookup)
 		if out == nil || out.Endpoint == nil {
 			t.Fatal("no endpoint")
