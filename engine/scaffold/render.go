@@ -8,7 +8,45 @@ import (
 
 // q quotes a scalar for YAML: always single-quoted, so an expression holding ": ", "#" or "??" is
 // never cut or misread.
-func q(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// q is s as a quoted YAML scalar: single-quoted, or double-quoted with escapes when s holds a
+// control character or a line break, which a single-quoted scalar would fold into a space.
+func q(s string) string {
+	if strings.IndexFunc(s, needsEscape) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// needsEscape reports the runes a YAML scalar cannot hold as themselves: control characters and
+// the line breaks YAML reads (CR, LF, NEL, LS, PS).
+func needsEscape(r rune) bool {
+	return r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff
+}
+
+// comment is s on one line, for a YAML comment: the line breaks a page's text may hold would end
+// the comment and start a line of YAML.
+func comment(s string) string {
+	return strings.Map(func(r rune) rune {
+		if needsEscape(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
 
 // DomainKey names the page's host as a domain: its last label (com, de, uk ...).
 func (a *Analysis) DomainKey() string {
@@ -85,7 +123,7 @@ func (a *Analysis) EndpointYAML(resource string) string {
 	b.WriteString("# yaml-language-server: $schema=../sitedef.schema.json\n")
 	b.WriteString("# Proposed by asa sitedef new from a saved page: check each field against the page, keep what the\n")
 	b.WriteString("# endpoint should return, rename freely, and add rules for the site's error pages.\n")
-	fmt.Fprintf(&b, "kind: endpoint\nresource: %s\nsummary: One %s by URL.\n", resource, what)
+	fmt.Fprintf(&b, "kind: endpoint\nresource: %s\nsummary: %s\n", resource, q("One "+what+" by URL."))
 	b.WriteString("params:\n  url:\n    type: url\n    required: true\n")
 	fmt.Fprintf(&b, "    example: %s\n", q(a.URL))
 	b.WriteString("    description: The page's URL.\n")
@@ -93,7 +131,7 @@ func (a *Analysis) EndpointYAML(resource string) string {
 	if len(a.Sources) > 0 {
 		b.WriteString("sources:\n")
 		for _, s := range a.Sources {
-			fmt.Fprintf(&b, "  %s: {%s: %s}   # %s\n", s.Name, s.Key, q(s.Value), s.Note)
+			fmt.Fprintf(&b, "  %s: {%s: %s}   # %s\n", s.Name, s.Key, q(s.Value), comment(s.Note))
 		}
 	}
 	b.WriteString("fields:\n")
@@ -104,7 +142,7 @@ func (a *Analysis) EndpointYAML(resource string) string {
 func writeFields(b *strings.Builder, fs []Field, ind string) {
 	for _, f := range fs {
 		if f.From != "" {
-			fmt.Fprintf(b, "%s# %s\n", ind, strings.ReplaceAll(f.From, "\n", " "))
+			fmt.Fprintf(b, "%s# %s\n", ind, comment(f.From))
 		}
 		fmt.Fprintf(b, "%s%s:\n", ind, f.Name)
 		fmt.Fprintf(b, "%s  type: %s\n", ind, f.Type)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"asa/engine/sitedef"
 )
 
@@ -96,4 +98,22 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestQuotedScalarsRoundTrip: what the scaffold writes as a quoted value reads back as itself, line
+// breaks, quotes, backslashes and control characters included.
+func TestQuotedScalarsRoundTrip(t *testing.T) {
+	for _, s := range []string{"", "plain", "it's", `say "hi"`, `a\b`, "two\nlines", "cr\rlf\r\n", "tab\tstop",
+		"nel\u0085ls\u2028ps\u2029", "bom\ufeff", "x: y # z", "'${ params.url }'", "ünïcödé ✓", "\x00\x1f\x7f"} {
+		var got string
+		if err := yaml.Unmarshal([]byte("v: "+q(s)+"\n"), &struct {
+			V *string `yaml:"v"`
+		}{&got}); err != nil {
+			t.Errorf("%q written as %s: %v", s, q(s), err)
+			continue
+		}
+		if got != s {
+			t.Errorf("%q written as %s reads back as %q", s, q(s), got)
+		}
+	}
 }
