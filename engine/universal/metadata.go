@@ -117,11 +117,19 @@ func (p *page) metadata(a *article) Metadata {
 	}
 	m.Description = unescape(clean(m.Description))
 
+	// schema.org's author, then the author meta tags, then the visible byline; creator last: sites
+	// put the uploading account there (Fandom's "CC7567" for the byline's "James Akinaka").
 	author := func(art map[string]any) string {
 		if art == nil {
 			return ""
 		}
-		return firstNonEmpty(personNames(art["author"]), personNames(art["creator"]))
+		return personNames(art["author"])
+	}
+	creator := func(art map[string]any) string {
+		if art == nil {
+			return ""
+		}
+		return personNames(art["creator"])
 	}
 	m.Author = author(ld)
 	if m.Author == "" {
@@ -137,6 +145,9 @@ func (p *page) metadata(a *article) Metadata {
 	}
 	if m.Author == "" {
 		m.Author = a.byline
+	}
+	if m.Author == "" {
+		m.Author = firstNonEmpty(creator(ld), creator(md))
 	}
 	m.Author = cleanByline(unescape(m.Author))
 

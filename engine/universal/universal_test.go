@@ -459,3 +459,26 @@ func TestMarkdownResolvesAgainstBaseHref(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatorAfterByline: JSON-LD's author, then the author meta tags, then the visible byline; a
+// JSON-LD creator only when none of them names anyone (sites put the uploading account there).
+func TestCreatorAfterByline(t *testing.T) {
+	byline := `<p class="byline">By <span class="author-name">Ana Ruiz</span></p>`
+	for _, tc := range []struct{ name, ld, metas, byline, want string }{
+		{"creator and byline", `{"@type":"NewsArticle","headline":"Ferry service resumes","creator":"AR7567"}`, "", byline, "Ana Ruiz"},
+		{"creator alone", `{"@type":"NewsArticle","headline":"Ferry service resumes","creator":"AR7567"}`, "", "", "AR7567"},
+		{"author before byline", `{"@type":"NewsArticle","headline":"Ferry service resumes","author":{"@type":"Person","name":"Bo Lin"},"creator":"AR7567"}`, "", byline, "Bo Lin"},
+		{"meta before creator", `{"@type":"NewsArticle","headline":"Ferry service resumes","creator":"AR7567"}`, `<meta name="author" content="Cy Dee">`, "", "Cy Dee"},
+	} {
+		page := `<!DOCTYPE html><html><head><title>Ferry service resumes</title>` + tc.metas +
+			`<script type="application/ld+json">` + tc.ld + `</script></head><body><article><h1>Ferry service resumes</h1>` + tc.byline +
+			`<p>The harbour ferry runs again from Monday morning, the operator said after the repairs to the pier were finished.</p></article></body></html>`
+		res, err := universal.Extract([]byte(page), "text/html", pageURL, universal.Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Metadata.Author != tc.want {
+			t.Errorf("%s: author %q, want %q", tc.name, res.Metadata.Author, tc.want)
+		}
+	}
+}
