@@ -131,25 +131,24 @@ func (p *page) metadata(a *article) Metadata {
 		}
 		return personNames(art["creator"])
 	}
-	m.Author = author(ld)
-	if m.Author == "" {
+	// The first that is a byline once cleaned: a candidate that is not (a paragraph, as when a page
+	// marks a byline and an author's bio both itemprop=author) gives way to the next.
+	metaAuthor := func() string {
 		for _, k := range authorMeta {
 			if v := p.meta[k]; v != "" && !looksURL(v) && !strings.HasPrefix(v, "@") {
-				m.Author = v
-				break
+				return v
 			}
 		}
+		return ""
 	}
-	if m.Author == "" {
-		m.Author = author(md)
+	for _, c := range []func() string{
+		func() string { return author(ld) }, metaAuthor, func() string { return author(md) },
+		func() string { return a.byline }, func() string { return firstNonEmpty(creator(ld), creator(md)) },
+	} {
+		if m.Author = cleanByline(unescape(c())); m.Author != "" {
+			break
+		}
 	}
-	if m.Author == "" {
-		m.Author = a.byline
-	}
-	if m.Author == "" {
-		m.Author = firstNonEmpty(creator(ld), creator(md))
-	}
-	m.Author = cleanByline(unescape(m.Author))
 
 	published := func(art map[string]any) string {
 		if art == nil {

@@ -482,3 +482,23 @@ func TestCreatorAfterByline(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthorThatIsNoBylineGivesWay: a candidate that is not a byline once cleaned (a page marking
+// both its byline and the author's bio itemprop=author: their names joined run past a byline's
+// length) gives way to the next, the visible byline, instead of leaving the author empty.
+func TestAuthorThatIsNoBylineGivesWay(t *testing.T) {
+	bio := strings.Repeat("Journaliste au Monde, suivre ce journaliste, aller sur sa page. ", 3)
+	page := `<!DOCTYPE html><html><head><title>Le projet de loi approuvé</title></head><body>` +
+		`<article itemscope itemtype="http://schema.org/NewsArticle"><h1 itemprop="headline">Le projet de loi approuvé</h1>` +
+		`<p class="signature">Par <span itemprop="author">Ana Ruiz (avec Bo Lin)</span></p>` +
+		`<p>Le projet de loi a été adopté par une large majorité des députés mardi, après deux semaines de débats.</p>` +
+		`<p>Les opposants annoncent un recours devant le Conseil constitutionnel dans les prochains jours.</p>` +
+		`<aside><span itemprop="author">Ana Ruiz ` + bio + `</span></aside></article></body></html>`
+	res, err := universal.Extract([]byte(page), "text/html", pageURL, universal.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metadata.Author != "Ana Ruiz (avec Bo Lin)" {
+		t.Errorf("author %q, want the byline", res.Metadata.Author)
+	}
+}
