@@ -23,6 +23,7 @@ import (
 
 	"asa/engine/errcode"
 	"asa/engine/fixture"
+	"asa/engine/registry"
 	"asa/engine/universal"
 	"asa/store"
 )
@@ -295,6 +296,11 @@ func (s *Server) parseBatch(c echo.Context, test bool) (store.NewBatch, *errcode
 	endpoint := *req.Endpoint
 	runner := s.batch.runners[endpoint]
 	if runner == nil {
+		if len(endpoint) <= 2*maxSuggestLen && s.deps.Registry != nil {
+			if best := registry.Nearest(endpoint, s.deps.Registry.IDs()); best != "" {
+				return store.NewBatch{}, bad("endpoint", "endpoint: %q is not an endpoint of this API; did you mean %s?", endpoint, best)
+			}
+		}
 		return store.NewBatch{}, bad("endpoint", "endpoint: %q is not an endpoint of this API (site.resource, for example amazon.product or universal.get)", endpoint)
 	}
 	if site, _, _ := strings.Cut(endpoint, "."); site != c.Param("site") {

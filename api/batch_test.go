@@ -958,3 +958,12 @@ func TestBatchAcrossNodes(t *testing.T) {
 	}
 	t.Logf("items run by node a: %d, by node b: %d", len(a.fetched), len(b.fetched))
 }
+
+// TestBatchMistypedEndpoint: an endpoint one or two edits from a real one is refused naming it.
+func TestBatchMistypedEndpoint(t *testing.T) {
+	e := startBatches(t, batchOpts{})
+	r := e.do(t, http.MethodPost, "/api/v1/shop/batch?api_key="+e.live, map[string]any{"endpoint": "shop.prodcut", "items": itemsOf("AB1234")})
+	if r.status != 400 || r.body["error"] != "invalid_params" || !strings.HasSuffix(fmt.Sprint(r.body["message"]), "did you mean shop.product?") {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+}
