@@ -125,11 +125,13 @@ func (c *Client) proxyDialer(p *proxyState) func(ctx context.Context, network, a
 			// (as an HTTP proxy's CONNECT answer): the tunnel outlives hctx.
 			hctx, cancel := context.WithTimeout(ctx, c.opts.ProxyTimeout)
 			defer cancel()
+			dl, ok := ctx.Deadline()
+			proxyBound := !ok || !dl.Before(time.Now().Add(c.opts.ProxyTimeout))
 			conn, err := d.(proxy.ContextDialer).DialContext(hctx, "tcp", target)
 			if err != nil {
 				// The handshake's deadline is hctx's: its read may time out before hctx says so.
 				var ne net.Error
-				if ctx.Err() == nil && (hctx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
+				if proxyBound && ctx.Err() == nil && (hctx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
 					p.freeIdle()
 					err = fmt.Errorf("no SOCKS5 answer within %v: %w", c.opts.ProxyTimeout, err)
 				}
@@ -166,9 +168,11 @@ func (c *Client) connectTunnel(ctx context.Context, p *proxyState, target string
 		}
 	}()
 	conn = raw
-	answerBy := time.Now().Add(c.opts.ProxyTimeout)
+	// The proxy's answer is due within ProxyTimeout, or by the attempt's deadline when that is sooner
+	// (a timeout is then the attempt's, not the proxy's).
+	answerBy, proxyBound := time.Now().Add(c.opts.ProxyTimeout), true
 	if dl, ok := ctx.Deadline(); ok && dl.Before(answerBy) {
-		answerBy = dl
+		answerBy, proxyBound = dl, false
 	}
 	conn.SetDeadline(answerBy)
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
@@ -197,7 +201,7 @@ func (c *Client) connectTunnel(ctx context.Context, p *proxyState, target string
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+		if errors.As(err, &ne) && ne.Timeout() && proxyBound && ctx.Err() == nil {
 			p.freeIdle()
 			err = fmt.Errorf("no answer to CONNECT within %v: %w", c.opts.ProxyTimeout, err)
 		}
