@@ -23,7 +23,7 @@ import (
 
 	"asa/engine/errcode"
 	"asa/engine/fixture"
-	"asa/engine/registry"
+	"asa/engine/nearest"
 	"asa/engine/universal"
 	"asa/store"
 )
@@ -297,7 +297,7 @@ func (s *Server) parseBatch(c echo.Context, test bool) (store.NewBatch, *errcode
 	runner := s.batch.runners[endpoint]
 	if runner == nil {
 		if len(endpoint) <= 2*maxSuggestLen && s.deps.Registry != nil {
-			if best := registry.Nearest(endpoint, s.deps.Registry.IDs()); best != "" {
+			if best := nearest.Name(endpoint, s.deps.Registry.IDs()); best != "" {
 				return store.NewBatch{}, bad("endpoint", "endpoint: %q is not an endpoint of this API; did you mean %s?", endpoint, best)
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"asa/engine/registry"
+	"asa/engine/nearest"
 )
 
 // maxSuggestLen bounds the path segments compared with the catalogue's names: an edit distance is
@@ -27,7 +27,7 @@ func (s *Server) suggestEndpoint(path string) string {
 	}
 	reg := s.deps.Registry
 	if reg.Site(site) == nil {
-		if best := registry.Nearest(site, reg.Sites()); best != "" {
+		if best := nearest.Name(site, reg.Sites()); best != "" {
 			return fmt.Sprintf("no site %q; did you mean %s?", site, best)
 		}
 		return ""
@@ -40,7 +40,7 @@ func (s *Server) suggestEndpoint(path string) string {
 		}
 	}
 	if resource != "" {
-		if best := registry.Nearest(resource, resources); best != "" {
+		if best := nearest.Name(resource, resources); best != "" {
 			return fmt.Sprintf("did you mean /api/v1/%s/%s?", site, best)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"asa/engine"
 	"asa/engine/errcode"
 	"asa/engine/fixture"
-	"asa/engine/registry"
+	"asa/engine/nearest"
 	"asa/engine/universal"
 )
 
@@ -113,7 +113,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	reg, _ := loadRegistry(dir, stderr)
 	plan := reg.Plan(id)
 	if plan == nil {
-		if best := registry.Nearest(id, reg.IDs()); best != "" {
+		if best := nearest.Name(id, reg.IDs()); best != "" {
 			fmt.Fprintf(stderr, "asa extract: no endpoint %s; did you mean %s? (asa sitedef list shows them)\n", id, best)
 		} else {
 			fmt.Fprintf(stderr, "asa extract: no endpoint %s (asa sitedef list shows them)\n", id)

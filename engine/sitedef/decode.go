@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"asa/engine/diag"
+	"asa/engine/nearest"
 )
 
 // Pos is a line and column in a sitedef file (1-based). File is empty for a position in the file being
@@ -355,36 +356,10 @@ func suggest(key string, fields map[string][]int) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	best, bestD := "", 3
-	for _, k := range keys {
-		if dd := editDistance(key, k); dd < bestD {
-			best, bestD = k, dd
-		}
-	}
-	if best != "" {
+	if best := nearest.Name(key, keys); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return fmt.Sprintf(" (allowed: %s)", strings.Join(keys, ", "))
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func kindName(n *yaml.Node) string {

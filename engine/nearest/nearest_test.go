@@ -1,8 +1,8 @@
-package registry
+package nearest
 
 import "testing"
 
-func TestNearest(t *testing.T) {
+func TestName(t *testing.T) {
 	names := []string{"amazon", "amazon.product", "amazon.search", "ebay", "etsy"}
 	for _, tc := range []struct{ in, want string }{
 		{"amzon", "amazon"},  // one deletion
@@ -13,16 +13,16 @@ func TestNearest(t *testing.T) {
 		{"walmart", ""}, // three or more edits from every name
 		{"", ""},
 	} {
-		if got := Nearest(tc.in, names); got != tc.want {
-			t.Errorf("Nearest(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Name(tc.in, names); got != tc.want {
+			t.Errorf("Name(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	for _, tc := range []struct {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"flaw", "lawn", 2}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		if got := Distance(tc.a, tc.b); got != tc.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
 	}
 }
