@@ -125,7 +125,7 @@ func exprMsg(err error) string {
 
 // direct is p's direct form (nil: p runs on the VM).
 func (c *compiler) direct(p *vm.Program) direct {
-	return compileDirect(p, c.eng.exprConf)
+	return c.eng.direct(p)
 }
 
 func (c *compiler) compileExpr(code string, asBool bool) (*vm.Program, error) {

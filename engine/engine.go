@@ -18,6 +18,7 @@ import (
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 
+	"asa/engine/dom"
 	"asa/engine/funcs"
 	"asa/engine/xpatheval"
 )
@@ -72,11 +73,19 @@ type Engine struct {
 	// exprConf is the expression compiler's configuration without an environment: the function
 	// table, the builtins left after disabling some, the node cap. It is built once and only read.
 	exprConf *conf.Config
-	// programs caches compiled expressions by source, environment and result kind: the sites of a
-	// family repeat their base's expressions, and a program is immutable, so one compile serves all.
+	// programs caches compiled expressions by source, result kind and what the source reads of its
+	// environment (exprEnvKey): the sites of a family repeat their base's expressions, and a
+	// program is immutable, so one compile serves all.
 	progMu   sync.Mutex
 	programs map[string]*vm.Program
-	// xpaths compiles each XPath source once for every plan (each plan keeps its own index plan).
+	// directs holds each program's direct form, built once however many plans share the program
+	// (a direct form keeps no state of its own: its scratch is the run's frame).
+	directs map[*vm.Program]direct
+	// projs interns the plans' source projections (see internProjection).
+	projMu sync.Mutex
+	projs  map[string]*dom.Projection
+	// xpaths compiles each XPath source once for every plan, index plans included (each plan
+	// records the keys they need in its own Want).
 	xpaths xpatheval.Cache
 	// regexps compiles each regular expression once for every plan: the sites of a family, and the
 	// endpoints of a site, repeat their parameters' patterns and url_pattern. A Regexp is safe for
@@ -134,7 +143,7 @@ func (e *Engine) compileExpr(code string, env types.Map, envKey string, asBool b
 	if asBool {
 		kind = "b"
 	}
-	key := kind + envKey + "\x00" + code
+	key := kind + exprEnvKey(code, env, func() string { return envKey }) + "\x00" + code
 	e.progMu.Lock()
 	p, ok := e.programs[key]
 	e.progMu.Unlock()
@@ -163,6 +172,31 @@ func (e *Engine) compileExpr(code string, env types.Map, envKey string, asBool b
 	e.programs[key] = p
 	e.progMu.Unlock()
 	return p, nil
+}
+
+// direct is p's direct form (nil: p runs on the VM), built on p's first use.
+func (e *Engine) direct(p *vm.Program) direct {
+	if p == nil {
+		return nil
+	}
+	e.progMu.Lock()
+	d, ok := e.directs[p]
+	e.progMu.Unlock()
+	if ok {
+		return d
+	}
+	d = compileDirect(p, e.exprConf)
+	e.progMu.Lock()
+	if e.directs == nil {
+		e.directs = map[*vm.Program]direct{}
+	}
+	if prev, ok := e.directs[p]; ok {
+		d = prev // another plan built it meanwhile: keep one
+	} else {
+		e.directs[p] = d
+	}
+	e.progMu.Unlock()
+	return d
 }
 
 // envKey is a canonical form of an expression environment's types.

@@ -190,11 +190,11 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 			t = &dom.Projection{} // never read: present or not is all that is left
 		}
 		if !t.Whole {
-			s.proj = t
+			s.proj = e.internProjection(t)
 		}
 	}
 	for _, st := range p.steps {
-		st.ldProj = ldProjection(st.sources)
+		st.ldProj = e.internProjection(ldProjection(st.sources))
 		st.jsonBySource = st.parse == "json" && bodySourceProjected(st.sources)
 	}
 }
@@ -982,4 +982,69 @@ func (pj *projector) fail(why string) {
 	if !pj.giveUp {
 		pj.giveUp, pj.why = true, why
 	}
+}
+
+// internProjection returns the projection equal to p that an earlier plan interned, else p
+// (interned with its parts): the sites of a family read the same parts of the same sources, and
+// their projections, one tree of maps each, were an eighth of the catalogue's heap. A projection
+// is read-only once its plan is compiled.
+func (e *Engine) internProjection(p *dom.Projection) *dom.Projection {
+	if p == nil {
+		return nil
+	}
+	e.projMu.Lock()
+	defer e.projMu.Unlock()
+	if e.projs == nil {
+		e.projs = map[string]*dom.Projection{}
+	}
+	q, _ := e.internLocked(p)
+	return q
+}
+
+// internLocked interns p's parts, then p, by a key that names each part by its own key.
+func (e *Engine) internLocked(p *dom.Projection) (*dom.Projection, string) {
+	var b strings.Builder
+	if p.Whole {
+		b.WriteByte('W')
+	}
+	keyed := func(tag byte, m map[string]*dom.Projection) {
+		if m == nil {
+			return
+		}
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		b.WriteByte(tag)
+		b.WriteByte('{')
+		for _, k := range names {
+			c, ck := e.internLocked(m[k])
+			if c != m[k] {
+				m[k] = c // never a write to an interned node: its parts are interned already
+			}
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			b.WriteString(ck)
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	}
+	keyed('K', p.Keys)
+	keyed('D', p.Desc)
+	if p.Elem != nil {
+		c, ck := e.internLocked(p.Elem)
+		if c != p.Elem {
+			p.Elem = c
+		}
+		b.WriteString("E(")
+		b.WriteString(ck)
+		b.WriteByte(')')
+	}
+	key := b.String()
+	if q, ok := e.projs[key]; ok {
+		return q, key
+	}
+	e.projs[key] = p
+	return p, key
 }

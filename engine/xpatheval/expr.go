@@ -22,8 +22,8 @@ import (
 )
 
 // Expr is a compiled XPath: what its source compiles to, which every plan with the same XPath can
-// share (see Cache), and the index plan, which is the plan's own (its keys are slots of the plan's
-// Want). An Expr is safe for concurrent use.
+// share (see Cache), and its index plans, also shared, whose keys Compile records in the calling
+// plan's Want (nil without a Want: no index). An Expr is safe for concurrent use.
 type Expr struct {
 	*compiled
 	fast *fastXPath // the index plan, when the XPath has an indexable shape
@@ -34,15 +34,25 @@ type Expr struct {
 }
 
 // groupIndexPlan returns the index plan of the group of c's native path, or nil.
-func groupIndexPlan(c *compiled, want *Want) *fastXPath {
+func groupIndexPlan(c *compiled) *fastXPath {
 	nx, o := c.native, c.ordered
 	if nx == nil || nx.wrapper != "" || len(nx.branches) != 1 || nx.branches[0].group == nil || o == nil || o.wrapper != "" || o.group == nil {
 		return nil
 	}
-	if fx := analyzeXPath(o.group.src, want); fx != nil && fx.wrapper == "" {
+	if fx := planXPath(o.group.src); fx != nil && fx.wrapper == "" {
 		return fx
 	}
 	return nil
+}
+
+// indexPlans are c's index plans (see Expr.fast and Expr.groupFast), made on first use and shared
+// by every plan that compiles the same source.
+func (c *compiled) indexPlans() (fast, group *fastXPath) {
+	c.plansOnce.Do(func() {
+		c.planFast = planXPath(c.src)
+		c.planGroup = groupIndexPlan(c)
+	})
+	return c.planFast, c.planGroup
 }
 
 // compiled is the part of an Expr that depends on its source alone. antchfx/xpath's Evaluate runs
@@ -60,6 +70,10 @@ type compiled struct {
 	// natively and never borrow one, and a copy for each was a tenth of the catalogue's heap.
 	spare  atomic.Pointer[xpath.Expr]
 	native *nativeXPath // the direct evaluation, when the XPath is of the native subset
+
+	// The index plans, which depend on the source alone (see indexPlans).
+	plansOnce           sync.Once
+	planFast, planGroup *fastXPath
 
 	// ordered, when not nil, is how the engine evaluates a union or a group's position when
 	// neither the index nor the native path can: antchfx puts a union's left branch first and
@@ -94,8 +108,9 @@ func Compile(src string, want *Want) (*Expr, error) {
 	x.written = src
 	x.native = compileNative(tight)
 	if want != nil {
-		x.fast = analyzeXPath(tight, want)
-		x.groupFast = groupIndexPlan(x.compiled, want)
+		x.fast, x.groupFast = x.compiled.indexPlans()
+		x.fast.register(want)
+		x.groupFast.register(want)
 	}
 	return x, nil
 }
@@ -134,8 +149,9 @@ func (c *Cache) Compile(src string, want *Want) (*Expr, error) {
 	}
 	x := &Expr{compiled: shared}
 	if want != nil {
-		x.fast = analyzeXPath(shared.src, want)
-		x.groupFast = groupIndexPlan(shared, want)
+		x.fast, x.groupFast = shared.indexPlans()
+		x.fast.register(want)
+		x.groupFast.register(want)
 	}
 	return x, nil
 }

@@ -202,8 +202,17 @@ var (
 	numberRe  = regexp.MustCompile(`^\s*[0-9.]+\s*$`)
 )
 
-// analyzeXPath returns the index plan of src, or nil when src is not of the indexable shape.
+// analyzeXPath returns the index plan of src, or nil when src is not of the indexable shape, and
+// records in want what the plan needs from each document.
 func analyzeXPath(src string, want *indexWant) *fastXPath {
+	fx := planXPath(src)
+	fx.register(want)
+	return fx
+}
+
+// planXPath is analyzeXPath without a Want: the plan depends on src alone, so the plans that
+// compile the same XPath share it (the sites of a family repeat their base's XPaths).
+func planXPath(src string) *fastXPath {
 	s := strings.TrimSpace(src)
 	fx := &fastXPath{}
 	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")[1]") && matching(s, 0) == len(s)-4 {
@@ -230,6 +239,14 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 	if len(fx.branches) == 0 {
 		return nil
 	}
+	return fx
+}
+
+// register records in want what fx needs from each document (nothing for a nil plan or Want).
+func (fx *fastXPath) register(want *indexWant) {
+	if fx == nil || want == nil {
+		return
+	}
 	for _, b := range fx.branches {
 		for _, k := range b.keys {
 			attr, _, _ := strings.Cut(k, "\x00")
@@ -245,7 +262,6 @@ func analyzeXPath(src string, want *indexWant) *fastXPath {
 			want.tags[b.tag] = true
 		}
 	}
-	return fx
 }
 
 // analyzeBranch returns the index plan of one branch. inUnion: the branch is one of several, whose
