@@ -151,6 +151,7 @@ func openService(ctx context.Context, cfg serveConfig, log *slog.Logger, keysOut
 	// Compiling the catalogue allocates several hundred MB for the fifty or so it keeps; the Go
 	// runtime would hand the rest back to the system over minutes. Handing it back now makes the
 	// idle RSS the catalogue's, not the compiler's high-water mark.
+	reg.DropPositions()
 	debug.FreeOSMemory()
 	db, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeout: cfg.StoreTimeout, Log: log, PoolSize: cfg.DBPoolSize})
 	if err != nil {

@@ -168,3 +168,27 @@ func TestBaseWarningsOnce(t *testing.T) {
 		t.Errorf("want one warning, at the base: %v", diags)
 	}
 }
+
+// TestDropPositions: a server forgets the files' positions once loaded; the plans stay, and
+// Overrides, which needs them, says it cannot tell rather than guess.
+func TestDropPositions(t *testing.T) {
+	reg, diags := registry.Load(engine.New(), os.DirFS("../fixture/testdata/family/sitedefs"))
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	const id = "alpha-kitchen.recipe"
+	if _, ok := reg.Overrides(id); !ok {
+		t.Fatalf("%s: no overrides before DropPositions", id)
+	}
+	plan := reg.Plan(id)
+	reg.DropPositions()
+	if f := reg.File(id); f == nil || f.Pos != nil {
+		t.Errorf("%s: file %v, want one without positions", id, f)
+	}
+	if _, ok := reg.Overrides(id); ok {
+		t.Errorf("%s: overrides answered without positions", id)
+	}
+	if reg.Plan(id) != plan {
+		t.Errorf("%s: plan changed", id)
+	}
+}
