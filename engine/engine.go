@@ -143,7 +143,7 @@ func (e *Engine) compileExpr(code string, env types.Map, envKey string, asBool b
 	if asBool {
 		kind = "b"
 	}
-	key := kind + exprEnvKey(code, env, func() string { return envKey }) + "\x00" + code
+	key := kind + exprEnvKey(code, env, envKey) + "\x00" + code
 	e.progMu.Lock()
 	p, ok := e.programs[key]
 	e.progMu.Unlock()

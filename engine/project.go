@@ -986,7 +986,7 @@ func (pj *projector) fail(why string) {
 
 // internProjection returns the projection equal to p that an earlier plan interned, else p
 // (interned with its parts): the sites of a family read the same parts of the same sources, and
-// their projections, one tree of maps each, were an eighth of the catalogue's heap. A projection
+// their projections, one tree of maps each, were a tenth of the catalogue's heap. A projection
 // is read-only once its plan is compiled.
 func (e *Engine) internProjection(p *dom.Projection) *dom.Projection {
 	if p == nil {

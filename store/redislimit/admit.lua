@@ -5,13 +5,7 @@
 --       lease ttl, lease id, key ttl (ms)
 -- Returns: ok, in flight, admitted in the last second, reason, retry after, rate wait, window wait,
 --          rate left, window left, now
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[1])
-end
+-- now: see now.lua, prepended.
 local conc, rps, burst = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local window, wlen, ttl, lease, keep = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9])
 local slack = 1e-9

@@ -16,7 +16,7 @@ import (
 //go:embed attempts.lua
 var attemptsSrc string
 
-var attemptsScript = redis.NewScript(attemptsSrc)
+var attemptsScript = script(attemptsSrc)
 
 // Attempts counts attempts per subject (the dashboard's failed sign-ins per email, sign-ins and
 // sign-ups per client address) in a sliding window shared by every node: without it each node

@@ -2,13 +2,7 @@
 -- times. Checks, and with add records, one attempt.
 -- KEYS: the subject's set. ARGV: now ('' = Redis TIME), window (us), max, add (1 or 0), member.
 -- Returns {allowed (1/0), wait (us) until the next attempt is allowed, now (us)}.
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[1])
-end
+-- now: see now.lua, prepended.
 local window = tonumber(ARGV[2])
 local max = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)

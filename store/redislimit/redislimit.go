@@ -65,15 +65,21 @@ type Options struct {
 	Now func() time.Time
 }
 
+//go:embed now.lua
+var nowSrc string
+
 //go:embed admit.lua
 var admitSrc string
 
 //go:embed renew.lua
 var renewSrc string
 
+// script is a Lua script of this package with now.lua in front: each reads its clock the same way.
+func script(src string) *redis.Script { return redis.NewScript(nowSrc + src) }
+
 var (
-	admitScript = redis.NewScript(admitSrc)
-	renewScript = redis.NewScript(renewSrc)
+	admitScript = script(admitSrc)
+	renewScript = script(renewSrc)
 )
 
 // Limiter admits requests against limits kept in Redis.

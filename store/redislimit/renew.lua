@@ -1,13 +1,7 @@
 -- Pushes back the expiry of leases this node still holds (redislimit.Limiter.Renew). A lease
 -- already expired and removed is not brought back (XX).
 -- KEYS: slots. ARGV: now ('' = Redis TIME), lease ttl (us), leases...
-local now
-if ARGV[1] == '' then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[1])
-end
+-- now: see now.lua, prepended.
 local exp = now + tonumber(ARGV[2])
 for i = 3, #ARGV do
   redis.call('ZADD', KEYS[1], 'XX', exp, ARGV[i])
