@@ -1,11 +1,16 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 
 	"golang.org/x/net/html"
 
 	"asa/engine/dom"
+	"asa/engine/regexfast"
+	"asa/engine/xpatheval"
 )
 
 // A page whose fields and sources all read script JSON (YouTube's watch page: ytInitialData and
@@ -51,6 +56,7 @@ func (p *Plan) planLazyTree() {
 		}
 		if tags := m.xpath.TagTests(); tags != nil && allScannable(tags) {
 			m.scan = true
+			m.scanRuns = scanLiteralRuns(m.xpath.TagLiterals())
 			for _, t := range tags {
 				if !containsString(p.scanTags, t) {
 					p.scanTags = append(p.scanTags, t)
@@ -100,6 +106,136 @@ func fieldsReadTree(fs []*field) bool {
 		}
 	}
 	return false
+}
+
+// A scan XPath's elements all have one of its literals, in an attribute value or as an
+// attribute's name (xpatheval.Expr.TagLiterals: walmart's bot check asks for the __NEXT_DATA__
+// script, an element with a data-item-id or the product-overview div). On a page that has none
+// of them (walmart's older search pages) the scan of every tag cost half a parse, only to answer
+// "absent"; a search of the body for each literal answers that at a small part of the cost. It is
+// exact. A value's letters and digits are written as themselves but for a character reference
+// (dom.RefsMayYieldAlnum), so a value literal is searched by its longest run of them; a name has
+// no references, but any case.
+const minScanRun = 4
+
+// scanLit is what the body is searched for: a value literal's run, or a name (in any case).
+type scanLit struct {
+	text string
+	name bool
+}
+
+// scanLiteralRuns returns what to search the body for, nil when some literal gives nothing rare
+// enough to rule anything out (a value with no run of minScanRun letters and digits, a name of
+// letters alone, which a case-blind search could not anchor on a byte).
+func scanLiteralRuns(lits []xpatheval.TagLiteral) []scanLit {
+	if len(lits) == 0 {
+		return nil
+	}
+	out := make([]scanLit, 0, len(lits))
+	for _, l := range lits {
+		sl := scanLit{text: l.Text, name: l.Name}
+		if l.Name {
+			if foldAnchor(l.Text) < 0 || len(l.Text) < minScanRun {
+				return nil
+			}
+		} else {
+			sl.text = longestAlnumRun(l.Text)
+			if len(sl.text) < minScanRun {
+				return nil
+			}
+		}
+		if !slices.Contains(out, sl) {
+			out = append(out, sl)
+		}
+	}
+	return out
+}
+
+func longestAlnumRun(s string) string {
+	best := ""
+	for start, i := -1, 0; i <= len(s); i++ {
+		if i < len(s) && isASCIIAlnum(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start > len(best) {
+			best = s[start:i]
+		}
+		start = -1
+	}
+	return best
+}
+
+func isASCIIAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// foldAnchor is the index of name's first byte that is not a letter (the same in any case), -1
+// when it has none.
+func foldAnchor(name string) int {
+	return strings.IndexFunc(name, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
+}
+
+// containsFold reports whether b contains name in any case of its letters, found from each
+// occurrence of its anchor byte.
+func containsFold(b []byte, name string) bool {
+	k := foldAnchor(name)
+	for i := k; i < len(b); {
+		j := bytes.IndexByte(b[i:], name[k])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if start := i - k; start >= 0 && start+len(name) <= len(b) && equalFoldASCII(b[start:start+len(name)], name) {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+// equalFoldASCII reports whether b is s with any case of s's ASCII letters.
+func equalFoldASCII(b []byte, s string) bool {
+	for i := 0; i < len(s); i++ {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// literalsAbsent reports whether sr's body shows that no element has any of m's literals: none
+// is in the body, and no character reference stands for a letter or digit.
+func (sr *stepResult) literalsAbsent(m *matcher) bool {
+	if m.scanRuns == nil {
+		return false
+	}
+	values := false
+	for _, l := range m.scanRuns {
+		if l.name && containsFold(sr.body, l.text) || !l.name && regexfast.IndexBytes(sr.body, l.text) >= 0 {
+			return false
+		}
+		values = values || !l.name
+	}
+	if !values {
+		return true
+	}
+	if sr.refsAlnum == 0 {
+		sr.refsAlnum = 1
+		if dom.RefsMayYieldAlnum(sr.body) {
+			sr.refsAlnum = 2
+		}
+	}
+	return sr.refsAlnum == 1
 }
 
 func allScannable(tags []string) bool {
@@ -152,6 +288,9 @@ const (
 // selected, walmart's __NEXT_DATA__ script), as shown by one scan of sr's body for all the plan's
 // scan XPaths; scanUnknown when the scan cannot tell.
 func (r *run) scanXPath(m *matcher, sr *stepResult) int {
+	if sr.literalsAbsent(m) {
+		return scanAbsent
+	}
 	if !sr.scanDone {
 		sr.scanDone = true
 		sr.scanDoc, sr.scanSure, sr.scanOK = dom.ScanElementsSureView(sr.body, r.plan.scanTags)

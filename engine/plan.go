@@ -157,6 +157,9 @@ type matcher struct {
 	// scan: xpath selects nothing when a scan of the body finds no element it could select
 	// (xpatheval.Expr.TagTests, dom.ScanElementsView), so the tree may stay unbuilt.
 	scan bool
+	// scanRuns: when the body holds none of these as it is, the scan's answer is known without
+	// it (see scanLiteralRuns); nil when the XPath has none.
+	scanRuns []scanLit
 }
 
 type selKind int

@@ -80,6 +80,9 @@ type stepResult struct {
 	scanDoc          *html.Node
 	scanSure         []*html.Node
 	scanDone, scanOK bool
+	// refsAlnum: whether a character reference of the body may stand for a letter or digit
+	// (dom.RefsMayYieldAlnum), once asked: 0 not yet, 1 no, 2 yes.
+	refsAlnum int8
 	// tr is the run's tracer (nil without a Trace), which a lazily built tree reports its parse to.
 	tr *tracer
 }

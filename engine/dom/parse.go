@@ -38,6 +38,11 @@ func ParseHTMLView(body []byte) (doc *html.Node, err error) {
 	return parseHTML(unsafe.String(&body[0], len(body)))
 }
 
+// RefsMayYieldAlnum reports whether a character reference in body may stand for an ASCII letter
+// or digit (htmlparse.RefsMayYieldAlnum): when not, a run of them in an attribute value of body's
+// tree occurs in body as it is.
+func RefsMayYieldAlnum(body []byte) bool { return htmlparse.RefsMayYieldAlnum(body) }
+
 // ScannableElement reports whether ScanElementsView can answer for elements named name.
 func ScannableElement(name string) bool { return htmlparse.ScannableName(name) }
 

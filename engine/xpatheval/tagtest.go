@@ -20,43 +20,109 @@ import "strings"
 func (s *Expr) TagTests() []string { return tagTests(s.src) }
 
 func tagTests(src string) []string {
+	names, _ := tagShape(src)
+	return names
+}
+
+// A TagLiteral is a string an element an XPath selects has: in an attribute value (the value = 'x',
+// contains(@a, 'x') and starts-with(@a, 'x') tests its predicates must pass), or as an attribute's
+// name (Name: an @a its predicates require, lower case like the parsed tree's names).
+type TagLiteral struct {
+	Text string
+	Name bool
+}
+
+// TagLiterals returns, for an XPath TagTests accepts, literals one of which every element the
+// XPath selects has, or nil when some branch requires none: a body in which none of them occurs
+// (character references and the case of names aside) has no element the XPath selects.
+func (s *Expr) TagLiterals() []TagLiteral {
+	names, lits := tagShape(s.src)
+	if names == nil {
+		return nil
+	}
+	return lits
+}
+
+// tagShape reads src by TagTests' grammar: the element names, and what TagLiterals returns.
+func tagShape(src string) (names []string, lits []TagLiteral) {
 	p := &tagParser{s: src}
-	var names []string
+	known := true
 	for {
 		p.space()
 		if !p.lit("//") {
-			return nil
+			return nil, nil
 		}
 		name := p.name()
 		if name == "" || strings.ToLower(name) != name {
-			return nil
+			return nil, nil
 		}
 		preds := 0
+		var branch need
 		for p.peek() == '[' {
 			p.i++
-			if !p.or() {
-				return nil
+			n, ok := p.or()
+			if !ok {
+				return nil, nil
 			}
 			p.space()
 			if !p.lit("]") {
-				return nil
+				return nil, nil
 			}
+			branch = branch.and(n)
 			preds++
 		}
 		if preds == 0 {
-			return nil
+			return nil, nil
 		}
 		if !containsStr(names, name) {
 			names = append(names, name)
 		}
+		if branch == nil {
+			known = false
+		}
+		lits = append(lits, branch...)
 		p.space()
 		if p.i == len(p.s) {
-			return names
+			if !known {
+				lits = nil
+			}
+			return names, lits
 		}
 		if !p.lit("|") {
-			return nil
+			return nil, nil
 		}
 	}
+}
+
+// need is what a part of a predicate requires of the elements it accepts: one of its literals;
+// nil when nothing is known.
+type need []TagLiteral
+
+// and is the need of both parts: either's, the one whose shortest literal is the longer (the
+// rarer in a body).
+func (n need) and(m need) need {
+	if n == nil || m != nil && shortest(m) > shortest(n) {
+		return m
+	}
+	return n
+}
+
+// or is the need of one part or the other: the union of both's when both have one.
+func (n need) or(m need) need {
+	if n == nil || m == nil {
+		return nil
+	}
+	return append(append(need{}, n...), m...)
+}
+
+func shortest(n need) int {
+	min := -1
+	for _, l := range n {
+		if min < 0 || len(l.Text) < min {
+			min = len(l.Text)
+		}
+	}
+	return min
 }
 
 func containsStr(l []string, s string) bool {
@@ -127,98 +193,153 @@ func (p *tagParser) word(w string) bool {
 	return true
 }
 
-func (p *tagParser) or() bool {
-	if !p.and() {
-		return false
+func (p *tagParser) or() (need, bool) {
+	n, ok := p.and()
+	if !ok {
+		return nil, false
 	}
 	for {
 		p.space()
 		if !p.word("or") {
-			return true
+			return n, true
 		}
-		if !p.and() {
-			return false
+		m, ok := p.and()
+		if !ok {
+			return nil, false
 		}
+		n = n.or(m)
 	}
 }
 
-func (p *tagParser) and() bool {
-	if !p.prim() {
-		return false
+func (p *tagParser) and() (need, bool) {
+	n, ok := p.prim()
+	if !ok {
+		return nil, false
 	}
 	for {
 		p.space()
 		if !p.word("and") {
-			return true
+			return n, true
 		}
-		if !p.prim() {
-			return false
+		m, ok := p.prim()
+		if !ok {
+			return nil, false
 		}
+		n = n.and(m)
 	}
 }
 
-func (p *tagParser) prim() bool {
+func (p *tagParser) prim() (need, bool) {
 	p.space()
 	switch {
 	case p.lit("not("):
-		return p.or() && p.close()
+		_, ok := p.or()
+		return nil, ok && p.close()
 	case p.lit("("):
-		return p.or() && p.close()
+		n, ok := p.or()
+		return n, ok && p.close()
 	case p.lit("contains(") || p.lit("starts-with("):
-		return p.str() && p.comma() && p.str() && p.close()
+		a, ok := p.str()
+		if !ok || !p.comma() {
+			return nil, false
+		}
+		b, ok := p.str()
+		if !ok || !p.close() {
+			return nil, false
+		}
+		return attrLiteral(a, b), true
 	}
 	save := p.i
 	if p.lit("@") {
-		if p.name() == "" {
-			return false
+		name := p.name()
+		if name == "" {
+			return nil, false
 		}
 		p.space()
 		if !strings.HasPrefix(p.s[p.i:], "=") && !strings.HasPrefix(p.s[p.i:], "!=") {
-			// the attribute's presence
-			return true
+			// the attribute's presence (a name in upper case is never in the tree)
+			if strings.ToLower(name) != name {
+				return nil, true
+			}
+			return need{{Text: name, Name: true}}, true
 		}
 		p.i = save
 	}
-	if !p.str() {
-		return false
+	a, ok := p.str()
+	if !ok {
+		return nil, false
 	}
 	p.space()
-	if !p.lit("=") && !p.lit("!=") {
-		return false
+	eq := p.lit("=")
+	if !eq && !p.lit("!=") {
+		return nil, false
 	}
-	return p.str()
+	b, ok := p.str()
+	if !ok {
+		return nil, false
+	}
+	if !eq {
+		return nil, true
+	}
+	if a.attr {
+		return attrLiteral(a, b), true
+	}
+	return attrLiteral(b, a), true
 }
 
-func (p *tagParser) str() bool {
+// tagStr is a str of the grammar: an attribute, a literal (lit) or anything else.
+type tagStr struct {
+	attr, literal bool
+	lit           string
+}
+
+// attrLiteral is the need of a test that an attribute's value contains (or equals, or starts
+// with) a literal.
+func attrLiteral(a, b tagStr) need {
+	if a.attr && b.literal && b.lit != "" {
+		return need{{Text: b.lit}}
+	}
+	return nil
+}
+
+func (p *tagParser) str() (tagStr, bool) {
 	p.space()
 	switch c := p.peek(); {
 	case c == '@':
 		p.i++
-		return p.name() != ""
+		return tagStr{attr: true}, p.name() != ""
 	case c == '\'' || c == '"':
 		j := strings.IndexByte(p.s[p.i+1:], c)
 		if j < 0 {
-			return false
+			return tagStr{}, false
 		}
+		lit := p.s[p.i+1 : p.i+1+j]
 		p.i += j + 2
-		return true
+		return tagStr{literal: true, lit: lit}, true
 	case p.lit("concat("):
-		if !p.str() || !p.comma() || !p.str() {
-			return false
+		if _, ok := p.str(); !ok || !p.comma() {
+			return tagStr{}, false
+		}
+		if _, ok := p.str(); !ok {
+			return tagStr{}, false
 		}
 		for {
 			p.space()
 			if p.lit(")") {
-				return true
+				return tagStr{}, true
 			}
-			if !p.comma() || !p.str() {
-				return false
+			if !p.comma() {
+				return tagStr{}, false
+			}
+			if _, ok := p.str(); !ok {
+				return tagStr{}, false
 			}
 		}
 	case p.lit("normalize-space("):
-		return p.str() && p.close()
+		_, ok := p.str()
+		return tagStr{}, ok && p.close()
 	}
-	return false
+	return tagStr{}, false
 }
 
 func (p *tagParser) comma() bool {

@@ -293,3 +293,42 @@ func lower(b []byte) []byte {
 	}
 	return b
 }
+
+// RefsMayYieldAlnum reports whether a character reference in s may stand for an ASCII letter or
+// digit: a numeric one whose value is one, or a named one whose text has one (&fjlig; is "fj"),
+// read as unescapeEntity reads them. When it is false, every ASCII letter and digit of s's text
+// and attribute values is written as itself, so a run of them that an attribute value contains
+// occurs in s as it is: a search of the raw bytes answers for the parsed values (see
+// engine's scan literals).
+func RefsMayYieldAlnum(s []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(s[i:], '&')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+1 < len(s) {
+			switch c := s[i+1]; {
+			case c == '#':
+				if r, _, _ := unescapeEntity(s[i:], true); isASCIIAlnum(r) {
+					return true
+				}
+			case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+				for _, name := range alnumEntities {
+					if bytes.HasPrefix(s[i+1:], name) {
+						return true
+					}
+				}
+			}
+		}
+		i++
+	}
+}
+
+// alnumEntities are the names of the named references whose text has an ASCII letter or digit
+// (TestAlnumEntities checks the table for others).
+var alnumEntities = [][]byte{[]byte("fjlig;")}
+
+func isASCIIAlnum(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+}
