@@ -431,7 +431,7 @@ func (c *Client) once(ctx context.Context, sp *spec, p *proxyState) (*Result, *f
 		defer ir.t.Stop()
 		rd = ir
 	}
-	b, truncated, err := readBody(rd, resp.Header.Get("Content-Encoding"), sp.maxBody, sp.truncate)
+	b, truncated, err := readBody(rd, resp.Header.Get("Content-Encoding"), sp.maxBody, sp.truncate, resp.ContentLength)
 	if err != nil {
 		return nil, c.classify(ctx, actx, err)
 	}
