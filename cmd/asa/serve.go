@@ -54,9 +54,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if os.Getenv("GOGC") == "" {
 		// Each request allocates many times what it keeps (a parsed page is garbage once its JSON
 		// is out), so the live heap is small and the default GOGC of 100 collects very often, each
-		// time scanning the stacks of every request in flight. 150 spends a few percent less CPU
-		// for about 25 MB more at the peak of the farm load test; 200 saved a little more CPU but
-		// peaked near 270 MB. GOGC in the environment still decides.
+		// time scanning the stacks of every request in flight. 150 spends 5 to 10% less CPU than
+		// 100 on the farm load test, for a peak about 80 MB higher with today's catalogue
+		// (docs/configuration.md, "Memory and garbage collection"). GOGC in the environment still
+		// decides.
 		debug.SetGCPercent(150)
 	}
 	if cfg.SecureCookies != nil && !*cfg.SecureCookies && strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://") {
