@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
@@ -871,5 +872,70 @@ func FuzzHasText(f *testing.F) {
 			return
 		}
 		checkHasText(t, doc)
+	})
+}
+
+// contains/starts-with of normalize-space(x) against a literal, which the native subset first
+// rules out by the literal's longest word, against antchfx: texts whose words are split by runs of
+// spaces, tabs, newlines and other Unicode spaces, split across elements, or absent.
+func TestNativeNormalizedLiteral(t *testing.T) {
+	root, err := dom.ParseHTML([]byte(`<div><span>Ad by Etsy seller</span><span>Ad  by` + "\n\t" + `Etsy` + "\u00a0" + `seller </span>` +
+		`<span> Ad <b>by</b> Etsy seller</span><span>Adby Etsyseller</span><span title=" Ad  from   shop x ">t</span>` +
+		`<span>by Etsy sellers</span><span>` + "\u2003" + `Ad from shop</span><span></span><span>seller</span></div>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		"//span[contains(normalize-space(.), 'by Etsy seller')]", "//span[contains(normalize-space(), 'Etsy seller')]",
+		"//span[starts-with(normalize-space(.), 'Ad from shop')]", "//span[starts-with(normalize-space(.), 'Ad by')]",
+		"//span[contains(normalize-space(.), ' by Etsy ')]", "//span[contains(normalize-space(.), 'by  Etsy')]",
+		"//span[contains(normalize-space(.), ' ')]", "//span[contains(normalize-space(.), '')]", "//span[starts-with(normalize-space(.), '')]",
+		"//span[contains(normalize-space(@title), 'from shop')]", "//span[starts-with(normalize-space(@title), 'Ad from')]",
+		"//span[contains(normalize-space(@title), 'from  shop')]", "//span[contains(normalize-space(.), 'seller')]",
+		"//span[contains(normalize-space(.), 'by" + "\u00a0" + "Etsy')]",
+	} {
+		x, err := newXPathSel(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nx := compileNative(src)
+		if nx == nil {
+			t.Fatalf("%s: not native", src)
+		}
+		want := describeResult(referenceXPath(x, root, root))
+		if got := describeResult(nx.eval(root, root, nil)); got != want {
+			t.Errorf("%s: native %s, antchfx %s", src, got, want)
+		}
+	}
+}
+
+// FuzzNativeNormalizedLiteral: the same shapes on the fuzzer's text and literal.
+func FuzzNativeNormalizedLiteral(f *testing.F) {
+	for _, s := range [][2]string{{"Ad  by\nEtsy seller", "by Etsy seller"}, {"x\u00a0y", "x y"}, {" a ", " a"}, {"ab", "a b"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, text, lit string) {
+		if strings.ContainsAny(lit, `'"`) || !utf8.ValidString(text) || !utf8.ValidString(lit) {
+			return
+		}
+		root, err := dom.ParseHTML([]byte("<p>" + html.EscapeString(text) + "</p>"))
+		if err != nil {
+			return
+		}
+		for _, fn := range []string{"contains", "starts-with"} {
+			src := "//p[" + fn + "(normalize-space(.), '" + lit + "')]"
+			x, err := newXPathSel(src)
+			if err != nil {
+				return
+			}
+			nx := compileNative(src)
+			if nx == nil {
+				return
+			}
+			want := describeResult(referenceXPath(x, root, root))
+			if got := describeResult(nx.eval(root, root, nil)); got != want {
+				t.Errorf("%s on %q: native %s, antchfx %s", src, text, got, want)
+			}
+		}
 	})
 }

@@ -616,6 +616,30 @@ func strArg(a string) (get func(*html.Node) string, present func(*html.Node) boo
 	return nil, nil
 }
 
+// normalizedArg returns, for normalize-space(x) of a string argument x (the node's text or an
+// attribute), the getter of x itself; nil for any other argument.
+func normalizedArg(a string) func(*html.Node) string {
+	switch {
+	case a == "normalize-space(.)" || a == "normalize-space()":
+		return stringValue
+	case strings.HasPrefix(a, "normalize-space(@") && strings.HasSuffix(a, ")") && isName(a[len("normalize-space(@"):len(a)-1]):
+		name := a[len("normalize-space(@") : len(a)-1]
+		return func(n *html.Node) string { v, _ := attr(n, name); return v }
+	}
+	return nil
+}
+
+// longestWord is the longest run of lit between spaces (as normSpaceX reads them), "" for none.
+func longestWord(lit string) string {
+	best := ""
+	for _, w := range strings.Fields(lit) {
+		if len(w) > len(best) {
+			best = w
+		}
+	}
+	return best
+}
+
 // xpathLiteral returns the text of a quoted XPath literal.
 func xpathLiteral(a string) (string, bool) {
 	if len(a) >= 2 && (a[0] == '\'' || a[0] == '"') && a[len(a)-1] == a[0] && !strings.ContainsRune(a[1:len(a)-1], rune(a[0])) {
@@ -655,6 +679,19 @@ func stringTest(fn, a, b string) nodePred {
 		if m := spacedAttrRe.FindStringSubmatch(a); m != nil && fn == "contains" && len(lit) > 2 && lit[0] == ' ' && lit[len(lit)-1] == ' ' {
 			name := m[1]
 			return func(n *html.Node) bool { v, _ := attr(n, name); return inSpaced(v, lit) }
+		}
+		// contains(normalize-space(.), 'by Etsy seller'): normalize-space changes only the runs of
+		// spaces, so each word of the literal is in the text as it is when the test holds. Most
+		// nodes (every span of every card) lack the literal's longest word and are ruled out
+		// without the normalized copy of their text.
+		if raw := normalizedArg(a); raw != nil {
+			if word := longestWord(lit); word != "" {
+				rw := newRareString(word)
+				return func(n *html.Node) bool {
+					v := raw(n)
+					return rw.in(v) && test(normSpaceX(v), lit)
+				}
+			}
 		}
 		if get, _ := strArg(a); get != nil {
 			return func(n *html.Node) bool { return test(get(n), lit) }
