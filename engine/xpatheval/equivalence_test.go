@@ -572,18 +572,7 @@ func TestNativeSmallShapes(t *testing.T) {
 		"//p[contains(., '')]", "//p[starts-with(concat(@data-asin, 'x'), 'x')]", "//p[contains(@data-asin, 'x') or contains(@id, '')]", "//p[string-length(@data-asin) >= 9]", "//p[string-length(@data-asin)>0]",
 		"//p[string-length(.) <= 1]", "//p[string-length(normalize-space(.)) = 3]",
 		"//p[contains(concat(' ', @data-asin, ' '), ' B01GOH7PK ')]", "//p[not(@data-asin | @id)]", "//p[@id | @data-asin]"} {
-		x, err := newXPathSel(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nx := compileNative(src)
-		if nx == nil {
-			t.Fatalf("%s: not native", src)
-		}
-		want := describeResult(referenceXPath(x, root, root))
-		if got := describeResult(nx.eval(root, root, nil)); got != want {
-			t.Errorf("%s: native %s, antchfx %s", src, got, want)
-		}
+		nativeMatchesAntchfx(t, src, root)
 	}
 }
 
@@ -875,6 +864,24 @@ func FuzzHasText(f *testing.F) {
 	})
 }
 
+// nativeMatchesAntchfx requires src, which must be of the native subset, to select from root
+// what antchfx selects.
+func nativeMatchesAntchfx(t *testing.T, src string, root *html.Node) {
+	t.Helper()
+	x, err := newXPathSel(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nx := compileNative(src)
+	if nx == nil {
+		t.Fatalf("%s: not native", src)
+	}
+	want := describeResult(referenceXPath(x, root, root))
+	if got := describeResult(nx.eval(root, root, nil)); got != want {
+		t.Errorf("%s: native %s, antchfx %s", src, got, want)
+	}
+}
+
 // contains/starts-with of normalize-space(x) against a literal, which the native subset first
 // rules out by the literal's longest word, against antchfx: texts whose words are split by runs of
 // spaces, tabs, newlines and other Unicode spaces, split across elements, or absent.
@@ -894,18 +901,7 @@ func TestNativeNormalizedLiteral(t *testing.T) {
 		"//span[contains(normalize-space(@title), 'from  shop')]", "//span[contains(normalize-space(.), 'seller')]",
 		"//span[contains(normalize-space(.), 'by" + "\u00a0" + "Etsy')]",
 	} {
-		x, err := newXPathSel(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nx := compileNative(src)
-		if nx == nil {
-			t.Fatalf("%s: not native", src)
-		}
-		want := describeResult(referenceXPath(x, root, root))
-		if got := describeResult(nx.eval(root, root, nil)); got != want {
-			t.Errorf("%s: native %s, antchfx %s", src, got, want)
-		}
+		nativeMatchesAntchfx(t, src, root)
 	}
 }
 
