@@ -1,6 +1,8 @@
 package dom
 
 import (
+	"strings"
+
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
@@ -81,20 +83,52 @@ func innerText(n *html.Node) string {
 	if c := n.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
 		return c.Data
 	}
-	var b []byte
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			switch c.Type {
-			case html.TextNode:
-				b = append(b, c.Data...)
-			case html.ElementNode, html.DocumentNode:
-				walk(c)
+	// The text of a card's link or a price with its currency span is a few pieces: counted first,
+	// it is one piece as it is (<a><span>text</span></a>), else copied once into a buffer of its
+	// size, where appending grew it through several and copied it again into the string.
+	total, pieces, only := 0, 0, ""
+	eachText(n, func(t string) {
+		total += len(t)
+		pieces++
+		only = t
+	})
+	switch pieces {
+	case 0:
+		return ""
+	case 1:
+		return only
+	}
+	var b strings.Builder
+	b.Grow(total)
+	eachText(n, func(t string) { b.WriteString(t) })
+	return b.String()
+}
+
+// eachText calls f with the text of each non-empty text node under n, in document order, the
+// descendants of elements and documents alone (as XPath's string value reads them).
+func eachText(n *html.Node, f func(string)) {
+	c := n.FirstChild
+	for c != nil {
+		switch c.Type {
+		case html.TextNode:
+			if c.Data != "" {
+				f(c.Data)
+			}
+		case html.ElementNode, html.DocumentNode:
+			if c.FirstChild != nil {
+				c = c.FirstChild
+				continue
 			}
 		}
+		// the next node: a sibling, else the sibling of the nearest ancestor under n that has one
+		for c.NextSibling == nil {
+			c = c.Parent
+			if c == n || c == nil {
+				return
+			}
+		}
+		c = c.NextSibling
 	}
-	walk(n)
-	return string(b)
 }
 
 // Copy implements xpath.NodeNavigator.
