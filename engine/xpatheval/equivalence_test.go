@@ -935,3 +935,48 @@ func FuzzNativeNormalizedLiteral(f *testing.F) {
 		}
 	})
 }
+
+// translate() and normalize-space() of it in the native subset, against antchfx: a label with and
+// without its colon, a removed and a replaced byte, a byte named twice, non-ASCII text kept.
+func TestNativeTranslate(t *testing.T) {
+	root, err := dom.ParseHTML([]byte(`<table><tr><td class="l">Manufacturer:</td><td>Acme</td></tr>` +
+		`<tr><td class="l"> Hersteller </td><td>B</td></tr><tr><td class="l">Fabricant :</td><td>C</td></tr>` +
+		`<tr><td class="l" title="a-b_c">Marque\u00a0:</td><td>D</td></tr><tr><td class="l">ÄÖ:x</td><td>E</td></tr></table>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		"//td[normalize-space(translate(., ':', '')) = 'Manufacturer']/following-sibling::td[1]",
+		"//td[normalize-space(translate(., ':', '')) = 'Fabricant' or normalize-space(translate(., ':', '')) = 'Hersteller']",
+		"//td[translate(., 'abc', 'AB') = 'MAnufActurer:']", "//td[translate(@title, '-_', '  ') = 'a b c']",
+		"//td[translate(., 'aa', 'xy') = 'Mxnufxcturer:']", "//td[translate(., ':', '') = 'ÄÖx']",
+		"//td[normalize-space(translate(., ':', '')) != 'Manufacturer'][@class='l']",
+		"//td[contains(normalize-space(translate(., ':', '')), 'Marque')]",
+	} {
+		nativeMatchesAntchfx(t, src, root)
+	}
+}
+
+// FuzzASCIITranslation: translate with ASCII from and to, against antchfx's strings.Replacer.
+func FuzzASCIITranslation(f *testing.F) {
+	for _, s := range [][3]string{{"Manufacturer:", ":", ""}, {"abcabc", "aab", "xyz"}, {"ÄÖ:x", ":x", "-"}, {"", "a", "b"}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, s, from, to string) {
+		tr, ok := newASCIITranslation(from, to)
+		if !ok || from == "" {
+			return
+		}
+		var pairs []string
+		for i := 0; i < len(from); i++ {
+			d := ""
+			if i < len(to) {
+				d = to[i : i+1]
+			}
+			pairs = append(pairs, from[i:i+1], d)
+		}
+		if got, want := tr.apply(s), strings.NewReplacer(pairs...).Replace(s); got != want {
+			t.Errorf("translate(%q, %q, %q) = %q, want %q", s, from, to, got, want)
+		}
+	})
+}

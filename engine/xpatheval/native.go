@@ -613,7 +613,94 @@ func strArg(a string) (get func(*html.Node) string, present func(*html.Node) boo
 		name := m[1]
 		return func(n *html.Node) string { v, _ := attr(n, name); return " " + normSpaceX(v) + " " }, nil
 	}
+	// normalize-space(translate(., ':', '')) = 'Manufacturer': eBay's item specifics rows, whose
+	// labels end in a colon or not. antchfx builds a strings.Replacer on every call.
+	if inner, ok := call(a, "normalize-space"); ok && len(inner) == 1 {
+		if get, _ := strArg(inner[0]); get != nil {
+			return func(n *html.Node) string { return normSpaceX(get(n)) }, nil
+		}
+	}
+	if args, ok := call(a, "translate"); ok && len(args) == 3 {
+		get, _ := strArg(args[0])
+		from, ok1 := xpathLiteral(args[1])
+		to, ok2 := xpathLiteral(args[2])
+		if get != nil && ok1 && ok2 {
+			if tr, ok := newASCIITranslation(from, to); ok {
+				return func(n *html.Node) string { return tr.apply(get(n)) }, nil
+			}
+		}
+	}
 	return nil, nil
+}
+
+// call returns the trimmed arguments of a call of fn that is the whole of a, ok false when a is
+// something else.
+func call(a, fn string) (args []string, ok bool) {
+	if !strings.HasPrefix(a, fn+"(") || matching(a, len(fn)) != len(a)-1 {
+		return nil, false
+	}
+	for _, x := range splitTop(a[len(fn)+1:len(a)-1], ',') {
+		args = append(args, strings.TrimSpace(x))
+	}
+	return args, true
+}
+
+// asciiTranslation is XPath's translate(s, from, to) for from and to of ASCII alone, as antchfx
+// computes it: each byte of from is replaced by the byte at its index in to, or removed when to is
+// shorter; a byte from names twice is replaced as its first place says.
+type asciiTranslation struct {
+	to [128]int16 // -1: kept, -2: removed, else the byte written
+}
+
+func newASCIITranslation(from, to string) (*asciiTranslation, bool) {
+	for i := 0; i < len(from); i++ {
+		if from[i] >= utf8.RuneSelf {
+			return nil, false
+		}
+	}
+	for i := 0; i < len(to); i++ {
+		if to[i] >= utf8.RuneSelf {
+			return nil, false
+		}
+	}
+	tr := &asciiTranslation{}
+	for i := range tr.to {
+		tr.to[i] = -1
+	}
+	for i := 0; i < len(from); i++ {
+		c := from[i]
+		if tr.to[c] != -1 {
+			continue // the first place wins
+		}
+		tr.to[c] = -2
+		if i < len(to) {
+			tr.to[c] = int16(to[i])
+		}
+	}
+	return tr, true
+}
+
+func (tr *asciiTranslation) apply(s string) string {
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; c < utf8.RuneSelf && tr.to[c] != -1 {
+			break
+		}
+	}
+	if i == len(s) {
+		return s // most labels hold none of the bytes: no copy
+	}
+	b := make([]byte, i, len(s))
+	copy(b, s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || tr.to[c] == -1 {
+			b = append(b, c)
+		} else if tr.to[c] >= 0 {
+			b = append(b, byte(tr.to[c]))
+		}
+	}
+	return string(b)
 }
 
 // normalizedArg returns, for normalize-space(x) of a string argument x (the node's text or an
