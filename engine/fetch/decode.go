@@ -124,7 +124,13 @@ func readBody(body io.Reader, contentEncoding string, max int64, truncate bool, 
 		}
 		return nil, false, fmt.Errorf("%w: more than %d bytes decoded", ErrTooLarge, max)
 	}
-	return buf.Bytes(), false, nil
+	out = buf.Bytes()
+	if cap(out)-len(out) > len(out)+4096 {
+		// far less than declared (a HEAD or a 304 with the length of what it stands for, or a
+		// target that said more than it sent): not kept for the run's whole life
+		out = bytes.Clone(out)
+	}
+	return out, false, nil
 }
 
 // parseCodings lists the Content-Encoding layers, lower-case, without identity.

@@ -51,6 +51,10 @@ func TestReadBodyDeclaredLength(t *testing.T) {
 	if err != nil || !bytes.Equal(out, page) {
 		t.Fatalf("gzip: %d bytes, err %v", len(out), err)
 	}
+	// a body far shorter than declared (a HEAD's, a 304's) keeps no buffer of the declared size
+	if out, _, err := readBody(bytes.NewReader(nil), "", 10<<20, false, 1<<20); err != nil || cap(out) > 4096 {
+		t.Fatalf("empty body declared 1 MiB: cap %d, err %v", cap(out), err)
+	}
 	if _, _, err := readBody(bytes.NewReader(page), "", 1000, false, 500); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("over the cap with a short declared length: err %v", err)
 	}
