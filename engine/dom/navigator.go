@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/antchfx/xmlquery"
@@ -87,11 +88,11 @@ func innerText(n *html.Node) string {
 	// it is one piece as it is (<a><span>text</span></a>), else copied once into a buffer of its
 	// size, where appending grew it through several and copied it again into the string.
 	total, pieces, only := 0, 0, ""
-	eachText(n, func(t string) {
+	for t := range TextPieces(n) {
 		total += len(t)
 		pieces++
 		only = t
-	})
+	}
 	switch pieces {
 	case 0:
 		return ""
@@ -100,34 +101,39 @@ func innerText(n *html.Node) string {
 	}
 	var b strings.Builder
 	b.Grow(total)
-	eachText(n, func(t string) { b.WriteString(t) })
+	for t := range TextPieces(n) {
+		b.WriteString(t)
+	}
 	return b.String()
 }
 
-// eachText calls f with the text of each non-empty text node under n, in document order, the
-// descendants of elements and documents alone (as XPath's string value reads them).
-func eachText(n *html.Node, f func(string)) {
-	c := n.FirstChild
-	for c != nil {
-		switch c.Type {
-		case html.TextNode:
-			if c.Data != "" {
-				f(c.Data)
+// TextPieces yields the text of each non-empty text node under n, in document order, the
+// descendants of elements and documents alone: the pieces of n's XPath string value, read
+// without building it.
+func TextPieces(n *html.Node) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		c := n.FirstChild
+		for c != nil {
+			switch c.Type {
+			case html.TextNode:
+				if c.Data != "" && !yield(c.Data) {
+					return
+				}
+			case html.ElementNode, html.DocumentNode:
+				if c.FirstChild != nil {
+					c = c.FirstChild
+					continue
+				}
 			}
-		case html.ElementNode, html.DocumentNode:
-			if c.FirstChild != nil {
-				c = c.FirstChild
-				continue
+			// the next node: a sibling, else the sibling of the nearest ancestor under n that has one
+			for c.NextSibling == nil {
+				c = c.Parent
+				if c == n || c == nil {
+					return
+				}
 			}
+			c = c.NextSibling
 		}
-		// the next node: a sibling, else the sibling of the nearest ancestor under n that has one
-		for c.NextSibling == nil {
-			c = c.Parent
-			if c == n || c == nil {
-				return
-			}
-		}
-		c = c.NextSibling
 	}
 }
 

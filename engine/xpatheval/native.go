@@ -599,27 +599,20 @@ func strArg(a string) (get func(*html.Node) string, present func(*html.Node) boo
 	switch {
 	case a == ".":
 		return stringValue, nil
-	case a == "normalize-space(.)" || a == "normalize-space()":
-		return func(n *html.Node) string { return normSpaceX(stringValue(n)) }, nil
 	case strings.HasPrefix(a, "@") && isName(a[1:]):
 		name := a[1:]
 		return func(n *html.Node) string { v, _ := attr(n, name); return v },
 			func(n *html.Node) bool { _, ok := attr(n, name); return ok }
-	case strings.HasPrefix(a, "normalize-space(@") && strings.HasSuffix(a, ")") && isName(a[len("normalize-space(@"):len(a)-1]):
-		name := a[len("normalize-space(@") : len(a)-1]
-		return func(n *html.Node) string { v, _ := attr(n, name); return normSpaceX(v) }, nil
 	}
 	if m := tokenRe.FindStringSubmatch(a); m != nil {
 		name := m[1]
 		return func(n *html.Node) string { v, _ := attr(n, name); return " " + normSpaceX(v) + " " }, nil
 	}
+	if raw := normalizedArg(a); raw != nil {
+		return func(n *html.Node) string { return normSpaceX(raw(n)) }, nil
+	}
 	// normalize-space(translate(., ':', '')) = 'Manufacturer': eBay's item specifics rows, whose
 	// labels end in a colon or not. antchfx builds a strings.Replacer on every call.
-	if inner, ok := call(a, "normalize-space"); ok && len(inner) == 1 {
-		if get, _ := strArg(inner[0]); get != nil {
-			return func(n *html.Node) string { return normSpaceX(get(n)) }, nil
-		}
-	}
 	if args, ok := call(a, "translate"); ok && len(args) == 3 {
 		get, _ := strArg(args[0])
 		from, ok1 := xpathLiteral(args[1])
@@ -703,17 +696,18 @@ func (tr *asciiTranslation) apply(s string) string {
 	return string(b)
 }
 
-// normalizedArg returns, for normalize-space(x) of a string argument x (the node's text or an
-// attribute), the getter of x itself; nil for any other argument.
+// normalizedArg returns, for normalize-space(x) of a string argument x that strArg reads (none:
+// the node's text), the getter of x itself; nil for any other argument.
 func normalizedArg(a string) func(*html.Node) string {
-	switch {
-	case a == "normalize-space(.)" || a == "normalize-space()":
-		return stringValue
-	case strings.HasPrefix(a, "normalize-space(@") && strings.HasSuffix(a, ")") && isName(a[len("normalize-space(@"):len(a)-1]):
-		name := a[len("normalize-space(@") : len(a)-1]
-		return func(n *html.Node) string { v, _ := attr(n, name); return v }
+	args, ok := call(a, "normalize-space")
+	if !ok || len(args) != 1 {
+		return nil
 	}
-	return nil
+	if args[0] == "" {
+		return stringValue
+	}
+	get, _ := strArg(args[0])
+	return get
 }
 
 // longestWord is the longest run of lit between spaces (as normSpaceX reads them), "" for none.
@@ -922,31 +916,15 @@ func hasText(n *html.Node) bool {
 	if n.Type != html.ElementNode && n.Type != html.DocumentNode {
 		return !allSpace(stringValue(n))
 	}
-	for c := n.FirstChild; c != nil; {
-		switch c.Type {
-		case html.TextNode:
-			for i := 0; i < len(c.Data); i++ {
-				switch b := c.Data[i]; {
-				case b >= utf8.RuneSelf:
-					return !allSpace(stringValue(n))
-				case b != ' ' && (b < '\t' || b > '\r'):
-					return true
-				}
-			}
-		case html.ElementNode, html.DocumentNode:
-			// stringValue reads the text of elements (and documents) only
-			if c.FirstChild != nil {
-				c = c.FirstChild
-				continue
+	for t := range dom.TextPieces(n) {
+		for i := 0; i < len(t); i++ {
+			switch b := t[i]; {
+			case b >= utf8.RuneSelf:
+				return !allSpace(stringValue(n))
+			case b != ' ' && (b < '\t' || b > '\r'):
+				return true
 			}
 		}
-		for c.NextSibling == nil {
-			c = c.Parent
-			if c == n {
-				return false
-			}
-		}
-		c = c.NextSibling
 	}
 	return false
 }
