@@ -57,6 +57,10 @@ func Text(nav xpath.NodeNavigator) string {
 // ElementText is Text of an HTML element's navigator, without the navigator.
 func ElementText(n *html.Node) string { return htmlText(n) }
 
+// AttrText is Text of the navigator at n's attribute i (AttrNavigatorAt), without making one: a
+// card's href or src field reads it dozens of times a page.
+func AttrText(n *html.Node, i int) string { return collapse(n.Attr[i].Val) }
+
 // htmlText walks the subtree of root without recursion.
 func htmlText(root *html.Node) string {
 	if c := root.FirstChild; c != nil && c == root.LastChild && c.Type == html.TextNode {

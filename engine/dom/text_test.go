@@ -76,6 +76,11 @@ func TestTextHTML(t *testing.T) {
 			if got := Text(wrapNav{nav}); got != tt.want && !strings.HasPrefix(tt.name, "custom") {
 				t.Errorf("Text via generic navigator = %q, want %q", got, tt.want)
 			}
+			if h, ok := nav.(*HTMLNavigator); ok && h.attr >= 0 {
+				if got := AttrText(h.curr, h.attr); got != tt.want {
+					t.Errorf("AttrText = %q, want %q", got, tt.want)
+				}
+			}
 		})
 	}
 }

@@ -513,7 +513,7 @@ func firstResult(p *nativePath, root, ctx *html.Node, sub *subtree, text bool) a
 	case !text:
 		return true
 	case at >= 0:
-		return dom.Text(dom.AttrNavigatorAt(root, n, at))
+		return dom.AttrText(n, at)
 	case n.Type == html.ElementNode:
 		return dom.ElementText(n)
 	}
