@@ -147,6 +147,9 @@ func ScanXPaths(p *Plan) []*xpatheval.Expr {
 // LazyTree reports whether p builds its HTML trees only when a rule needs them.
 func LazyTree(p *Plan) bool { return p.lazyTree }
 
+// ScanFilter is what p's scans copy (nil: every element of their names).
+func ScanFilter(p *Plan) *dom.ScanFilter { return p.scanFilter }
+
 // NewUnprojected is New whose plans decode every script-JSON source whole.
 func NewUnprojected() *Engine {
 	e := New()

@@ -50,13 +50,29 @@ func (p *Plan) planLazyTree() {
 		return
 	}
 	p.lazyTree = true
+	// The scan copies only the elements that may carry a literal of some scan XPath: each of
+	// those XPaths selects nothing else. One XPath without literals copies them all.
+	filter := &dom.ScanFilter{}
 	p.eachMatcher(func(m *matcher) {
 		if m.xpath == nil {
 			return
 		}
 		if tags := m.xpath.TagTests(); tags != nil && allScannable(tags) {
 			m.scan = true
-			m.scanRuns = scanLiteralRuns(m.xpath.TagLiterals())
+			lits := m.xpath.TagLiterals()
+			m.scanRuns = scanLiteralRuns(lits)
+			if lits == nil {
+				filter = nil
+			}
+			for _, l := range lits {
+				switch {
+				case filter == nil:
+				case l.Name && !slices.Contains(filter.Names, l.Text):
+					filter.Names = append(filter.Names, l.Text)
+				case !l.Name && !slices.Contains(filter.Values, l.Text):
+					filter.Values = append(filter.Values, l.Text)
+				}
+			}
 			for _, t := range tags {
 				if !containsString(p.scanTags, t) {
 					p.scanTags = append(p.scanTags, t)
@@ -64,6 +80,7 @@ func (p *Plan) planLazyTree() {
 			}
 		}
 	})
+	p.scanFilter = filter
 }
 
 // fieldsNeedTree reports whether fs read a tree other than as top-level fallbacks or under a
@@ -293,7 +310,7 @@ func (r *run) scanXPath(m *matcher, sr *stepResult) int {
 	}
 	if !sr.scanDone {
 		sr.scanDone = true
-		sr.scanDoc, sr.scanSure, sr.scanOK = dom.ScanElementsSureView(sr.body, r.plan.scanTags)
+		sr.scanDoc, sr.scanSure, sr.scanOK = dom.ScanElementsSureView(sr.body, r.plan.scanTags, r.plan.scanFilter)
 	}
 	if !sr.scanOK {
 		return scanUnknown

@@ -48,9 +48,11 @@ type Plan struct {
 	indexJSON bool
 	// lazyTree: nothing but rules and top-level fallbacks reads an HTML step's tree, so it is
 	// parsed only when a rule's XPath or a fallback needs it (see lazytree.go); scanTags are the
-	// element names of the rule XPaths a scan of the body may answer instead (matcher.scan).
-	lazyTree bool
-	scanTags []string
+	// element names of the rule XPaths a scan of the body may answer instead (matcher.scan), and
+	// scanFilter what the elements those XPaths select carry (nil: not known for all of them).
+	lazyTree   bool
+	scanTags   []string
+	scanFilter *dom.ScanFilter
 	// projWhy says why no source is projected (tests).
 	projWhy string
 }

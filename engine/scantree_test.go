@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,21 +20,34 @@ import (
 // TestScanXPathsOnPages: for every rule XPath of the catalogue that a scan of the body may answer,
 // on every HTML page of the fixtures and the corpus, the scan's "absent" is the parsed tree's (the
 // page has no node the XPath selects), and so is its "present" (a copy it is sure of is selected:
-// the page has such a node). The consent and captcha pages, which have such nodes, are seen to
+// the page has such a node), whether the scan copies every element or only those that may carry a
+// literal of the plan's scan XPaths (Plan.scanFilter). The consent and captcha pages, which have such nodes, are seen to
 // need their tree; walmart's product pages are seen to have their __NEXT_DATA__ script.
 func TestScanXPathsOnPages(t *testing.T) {
 	skipUnderRace(t)
 	corpus, reg, _ := loadCorpus(t, engine.New())
 	xs := map[string]*xpatheval.Expr{}
-	lazy := 0
+	// filters: each XPath's scan runs whole, and filtered as each lazy plan with it filters it
+	filters := map[string][]*dom.ScanFilter{}
+	lazy, filtered := 0, 0
 	for _, id := range reg.IDs() {
 		p := reg.Plan(id)
 		if engine.LazyTree(p) {
 			lazy++
 		}
+		f := engine.ScanFilter(p)
+		if f != nil {
+			filtered++
+		}
 		for _, x := range engine.ScanXPaths(p) {
 			xs[x.String()] = x
+			if !slices.ContainsFunc(filters[x.String()], func(g *dom.ScanFilter) bool { return fmt.Sprint(g) == fmt.Sprint(f) }) {
+				filters[x.String()] = append(filters[x.String()], f)
+			}
 		}
+	}
+	if filtered == 0 {
+		t.Fatal("no lazy plan filters its scans")
 	}
 	if len(xs) == 0 || lazy == 0 {
 		t.Fatalf("%d scan XPaths, %d lazy plans", len(xs), lazy)
@@ -79,41 +93,43 @@ func TestScanXPathsOnPages(t *testing.T) {
 		for _, src := range srcs {
 			x := xs[src]
 			has := len(ev.Nodes(x, dom.Navigator(tree))) > 0
-			key := strings.Join(x.TagTests(), " ")
-			sc, done := scans[key]
-			if !done {
-				sc.doc, sc.sure, sc.ok = dom.ScanElementsSureView(body, x.TagTests())
-				scans[key] = sc
-			}
-			doc, ok := sc.doc, sc.ok
-			checked++
-			if has {
-				present++
-			}
-			if !ok {
-				continue
-			}
-			scanned++
-			nodes := ev.Nodes(x, dom.Navigator(doc))
-			absent := len(nodes) == 0
-			if absent && has {
-				t.Errorf("%s on %s: the scan says absent, the tree has a node", src, path)
-			}
-			sure := false
-			for _, n := range nodes {
-				sure = sure || slices.Contains(sc.sure, n.(*dom.HTMLNavigator).Current())
-			}
-			if sure && !has {
-				t.Errorf("%s on %s: the scan says present, the tree has no node", src, path)
-			}
-			if sure {
-				surePresent++
-				if strings.Contains(path, "walmart/product-pokemon") && strings.Contains(src, "__NEXT_DATA__") {
-					walmart = true
+			for _, f := range append([]*dom.ScanFilter{nil}, filters[src]...) {
+				key := strings.Join(x.TagTests(), " ") + fmt.Sprint(f)
+				sc, done := scans[key]
+				if !done {
+					sc.doc, sc.sure, sc.ok = dom.ScanElementsSureView(body, x.TagTests(), f)
+					scans[key] = sc
 				}
-			}
-			if strings.HasSuffix(path, "watch-GJLlxj_dtq8.html") && absent {
-				youtube = true
+				doc, ok := sc.doc, sc.ok
+				checked++
+				if has {
+					present++
+				}
+				if !ok {
+					continue
+				}
+				scanned++
+				nodes := ev.Nodes(x, dom.Navigator(doc))
+				absent := len(nodes) == 0
+				if absent && has {
+					t.Errorf("%s on %s: the scan says absent, the tree has a node", src, path)
+				}
+				sure := false
+				for _, n := range nodes {
+					sure = sure || slices.Contains(sc.sure, n.(*dom.HTMLNavigator).Current())
+				}
+				if sure && !has {
+					t.Errorf("%s on %s: the scan says present, the tree has no node", src, path)
+				}
+				if sure {
+					surePresent++
+					if strings.Contains(path, "walmart/product-pokemon") && strings.Contains(src, "__NEXT_DATA__") {
+						walmart = true
+					}
+				}
+				if strings.HasSuffix(path, "watch-GJLlxj_dtq8.html") && absent {
+					youtube = true
+				}
 			}
 		}
 	}

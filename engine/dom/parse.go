@@ -62,10 +62,13 @@ func ScanElementsView(body []byte, names []string) (doc *html.Node, ok bool) {
 	return htmlparse.ScanElements(unsafe.String(&body[0], len(body)), names)
 }
 
-// ScanElementsSureView is htmlparse.ScanElementsSure on body as ParseHTMLView would parse it: doc
-// as ScanElementsView's, and sure the copies of doc that stand for elements the parsed tree
-// certainly has (htmlparse.Sure).
-func ScanElementsSureView(body []byte, names []string) (doc *html.Node, sure []*html.Node, ok bool) {
+// ScanFilter is htmlparse.ScanFilter: what an element must carry to be copied by a scan.
+type ScanFilter = htmlparse.ScanFilter
+
+// ScanElementsSureView is htmlparse.ScanElementsSureFiltered on body as ParseHTMLView would parse
+// it: doc as ScanElementsView's (only the copies f lets through, all of them when f is nil), and
+// sure the copies of doc that stand for elements the parsed tree certainly has (htmlparse.Sure).
+func ScanElementsSureView(body []byte, names []string, f *ScanFilter) (doc *html.Node, sure []*html.Node, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			doc, sure, ok = nil, nil, false
@@ -74,9 +77,9 @@ func ScanElementsSureView(body []byte, names []string) (doc *html.Node, sure []*
 	body = bytes.TrimPrefix(body, bomUTF8)
 	var n int
 	if len(body) == 0 {
-		doc, n, ok = htmlparse.ScanElementsSure("", names)
+		doc, n, ok = htmlparse.ScanElementsSureFiltered("", names, f)
 	} else {
-		doc, n, ok = htmlparse.ScanElementsSure(unsafe.String(&body[0], len(body)), names)
+		doc, n, ok = htmlparse.ScanElementsSureFiltered(unsafe.String(&body[0], len(body)), names, f)
 	}
 	if !ok {
 		return nil, nil, false

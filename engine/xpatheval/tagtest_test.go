@@ -77,20 +77,48 @@ func scanVerdict(t *testing.T, src string, page []byte) (scanned, present bool) 
 	if err == nil {
 		present = len(ev.Nodes(x, dom.Navigator(tree))) > 0
 	}
-	doc, sure, ok := dom.ScanElementsSureView(page, tags)
-	if !ok {
-		return false, present
-	}
-	nodes := ev.Nodes(x, dom.Navigator(doc))
-	if len(nodes) == 0 && present {
-		t.Errorf("%s on %q: the scan says absent, the tree has a node", src, page)
-	}
-	for _, n := range nodes {
-		if slices.Contains(sure, n.(*dom.HTMLNavigator).Current()) && err == nil && !present {
-			t.Errorf("%s on %q: the scan says present, the tree has no node", src, page)
+	// Both ways: every copy, and only the copies of elements that may carry the XPath's literals
+	// (the engine's filter; its answers must be the same).
+	var verdicts [2]int
+	for i, f := range []*dom.ScanFilter{nil, scanFilterOf(x.TagLiterals())} {
+		doc, sure, ok := dom.ScanElementsSureView(page, tags, f)
+		if !ok {
+			return false, present
+		}
+		nodes := ev.Nodes(x, dom.Navigator(doc))
+		if len(nodes) == 0 && present {
+			t.Errorf("%s on %q (filter %v): the scan says absent, the tree has a node", src, page, f)
+		}
+		verdicts[i] = min(len(nodes), 1)
+		for _, n := range nodes {
+			if slices.Contains(sure, n.(*dom.HTMLNavigator).Current()) {
+				verdicts[i] = 2
+				if err == nil && !present {
+					t.Errorf("%s on %q (filter %v): the scan says present, the tree has no node", src, page, f)
+				}
+			}
 		}
 	}
+	if verdicts[0] != verdicts[1] {
+		t.Errorf("%s on %q: the scan's verdict is %d, filtered %d", src, page, verdicts[0], verdicts[1])
+	}
 	return true, present
+}
+
+// scanFilterOf is the filter of a scan whose copies only lits' XPath reads (nil when it has none).
+func scanFilterOf(lits []TagLiteral) *dom.ScanFilter {
+	if lits == nil {
+		return nil
+	}
+	f := &dom.ScanFilter{}
+	for _, l := range lits {
+		if l.Name {
+			f.Names = append(f.Names, l.Text)
+		} else {
+			f.Values = append(f.Values, l.Text)
+		}
+	}
+	return f
 }
 
 func TestScanXPathTable(t *testing.T) {
@@ -117,6 +145,9 @@ func TestScanXPathTable(t *testing.T) {
 		`<table><tr><td><div data-x class="a b c">`,
 		`<option selected><select><option selected>`,
 		`<textarea name=z>x</textarea>`,
+		`<div CLASS="G-RECAPTCHA">`, `<div Data-X class=y>`, `<div class="g-re` + "\r" + `captcha">`,
+		`<div class="g-recaptcha` + "\x00" + `">`, `<div title="g-recaptcha" class=g-recaptcha>`,
+		`<script ID="__NEXT_DATA__"></script>`, `<script id="__next_data__"></script>`, `<div DATA-ITEM-ID>`,
 	} {
 		for _, x := range scanXPaths {
 			scanVerdict(t, x, []byte(page))

@@ -1,6 +1,8 @@
 package htmlparse
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 )
 
@@ -45,6 +47,76 @@ func ScanElements(s string, names []string) (doc *html.Node, ok bool) {
 // by the tokenizer for the builder's text mode, which keeps the flag), and only its bytes before
 // any '&' (a character reference may stand for whitespace).
 func ScanElementsSure(s string, names []string) (doc *html.Node, sure int, ok bool) {
+	return ScanElementsSureFiltered(s, names, nil)
+}
+
+// A ScanFilter is what an element must carry to be copied by a scan: a value in one of its
+// attributes (Values, as written in an XPath's literal, case and all) or an attribute of a name
+// (Names, lower-case). The copies of a scan are only ever read by XPaths whose every element has
+// one (xpatheval.Expr.TagLiterals), and walmart's bot check scans its pages' hundreds of divs for
+// three of them: a tag whose raw bytes hold none of them, and so no attribute that does, is passed
+// over without its attributes being made (a quarter of the scan).
+type ScanFilter struct {
+	Values []string
+	Names  []string
+}
+
+// mayHold reports whether the element of a raw tag may carry one of f's literals: its bytes hold
+// one (a name in any case), or hold what the tokenizer rewrites in an attribute's value (a
+// character reference, a carriage return, a NUL), so that a value is not its bytes. A tag is a
+// few dozen bytes, searched by the library's vector code: far less than making its attributes.
+func (f *ScanFilter) mayHold(raw string) bool {
+	if strings.IndexByte(raw, '&') >= 0 || strings.IndexByte(raw, '\r') >= 0 || strings.IndexByte(raw, 0) >= 0 {
+		return true
+	}
+	for _, v := range f.Values {
+		if strings.Contains(raw, v) {
+			return true
+		}
+	}
+	for _, n := range f.Names {
+		if containsFold(raw, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains name (lower-case) in any case of its ASCII letters,
+// found from each place of name's first byte that is not a letter, or of its first letter in
+// either case when it has none.
+func containsFold(s, name string) bool {
+	k := 0
+	for k < len(name) && 'a' <= name[k] && name[k] <= 'z' {
+		k++
+	}
+	if k == len(name) {
+		k = 0
+		lower, upper := name[0], name[0]-('a'-'A')
+		for i := 0; i+len(name) <= len(s); i++ {
+			if (s[i] == lower || s[i] == upper) && asciiLowerEqual(s[i:i+len(name)], name) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := k; i < len(s); i++ {
+		j := strings.IndexByte(s[i:], name[k])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if st := i - k; st >= 0 && st+len(name) <= len(s) && asciiLowerEqual(s[st:st+len(name)], name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ScanElementsSureFiltered is ScanElementsSure whose copies are only those of elements that may
+// carry one of f's literals (see ScanFilter); nil copies every element of the names. sure counts
+// the copies made, so Sure(doc, sure) is the sure copies among them.
+func ScanElementsSureFiltered(s string, names []string, f *ScanFilter) (doc *html.Node, sure int, ok bool) {
 	for _, n := range names {
 		if !ScannableName(n) {
 			return nil, 0, false
@@ -122,6 +194,9 @@ func ScanElementsSure(s string, names []string) (doc *html.Node, sure int, ok bo
 			default:
 				for _, n := range names {
 					if asciiLowerEqual(raw, n) {
+						if f != nil && !f.mayHold(z.src[z.raw.start:z.raw.end]) {
+							break
+						}
 						z.token(&tok)
 						if len(slab) == 0 {
 							slab = make([]html.Node, 32)

@@ -1,6 +1,8 @@
 package htmlparse
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,6 +238,8 @@ func FuzzScanElements(f *testing.F) {
 		`<div id=a><frameset>`, `<div>x<frameset><div>`, `<span>&#32;</span><FRAMESET>`, `<table><div>x</table><frameset>`,
 		`<select><option><div>x</select><frameset>`, `<head><template><div></template></head><span><frameset>`,
 		`<svg>x</svg><div><frameset>`, `<title>x</title><style>y</style><span><frameset>`,
+		`<div class="a g-recaptcha"><div class=b>`, `<div CLASS="g-&#114;ecaptcha">`, `<div Data-Item-Id>`,
+		"<form action=\"/das_\r\ncaptcha\">", `<span title=/das_captcha><select><div class=g-recaptcha>`,
 	} {
 		f.Add(s)
 	}
@@ -246,5 +250,93 @@ func FuzzScanElements(f *testing.F) {
 		if bad := scanFalseSure(s, scanNames); len(bad) > 0 {
 			t.Fatalf("%q: sure copies the tree does not have: %q", s, bad)
 		}
+		if bad := scanFilterMisses(s, scanNames, scanFilter); len(bad) > 0 {
+			t.Fatalf("%q: the filtered scan: %q", s, bad)
+		}
 	})
+}
+
+// scanFilter is the filter the filtered scans of the tests and the fuzz target use.
+var scanFilter = &ScanFilter{Values: []string{"g-recaptcha", "/das_captcha"}, Names: []string{"data-item-id"}}
+
+// carries reports whether an element has an attribute whose value holds one of f's values, or
+// one of f's names: what the filter must keep.
+func carries(n *html.Node, f *ScanFilter) bool {
+	for _, a := range n.Attr {
+		if slices.Contains(f.Names, a.Key) {
+			return true
+		}
+		for _, v := range f.Values {
+			if strings.Contains(a.Val, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scanFilterMisses compares the filtered scan of s with the whole one: the filtered copies must
+// be the whole scan's in order, with every copy that carries a literal among them, and its sure
+// copies those of the whole scan's that it kept.
+func scanFilterMisses(s string, names []string, f *ScanFilter) []string {
+	all, nAll, okAll := ScanElementsSure(s, names)
+	some, nSome, okSome := ScanElementsSureFiltered(s, names, f)
+	if okAll != okSome {
+		return []string{fmt.Sprintf("ok %v, filtered %v", okAll, okSome)}
+	}
+	if !okAll {
+		return nil
+	}
+	sureAll := Sure(all, nAll)
+	sureSome := Sure(some, nSome)
+	var bad []string
+	kept := some.FirstChild
+	for c := all.FirstChild; c != nil; c = c.NextSibling {
+		if kept != nil && elemKey(kept) == elemKey(c) {
+			if slices.Contains(sureAll, c) != slices.Contains(sureSome, kept) {
+				bad = append(bad, "sureness differs: "+strings.ReplaceAll(elemKey(c), "\x00", " "))
+			}
+			kept = kept.NextSibling
+			continue
+		}
+		if carries(c, f) {
+			bad = append(bad, "dropped: "+strings.ReplaceAll(elemKey(c), "\x00", " "))
+		}
+	}
+	if kept != nil {
+		bad = append(bad, "a copy the whole scan does not have: "+strings.ReplaceAll(elemKey(kept), "\x00", " "))
+	}
+	return bad
+}
+
+// TestScanElementsFiltered: the filter keeps what carries its literals, in any spelling the
+// tokenizer reads as the same, and drops the rest.
+func TestScanElementsFiltered(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		kept int
+	}{
+		{`<div class="a g-recaptcha"><div class=b><div id=c>`, 1},
+		{`<div class="g-&#114;ecaptcha"><div class="x&amp;y">`, 2},    // references: kept, the XPath decides
+		{"<div class=\"g-re\r\ncaptcha\"><div class=\"x\r\">", 2},     // CR: kept
+		{"<div class=\"g\x00\"><div class=g>", 1},                     // NUL: kept
+		{`<div DATA-ITEM-ID=1><div data-item-idx><div data-item>`, 2}, // names in any case; a longer name is kept, the XPath decides
+		{`<form action="/das_captcha"><form action="/DAS_CAPTCHA"><span title=g-recaptcha>`, 2},
+		{`<div title="g-recaptcha" class=x><textarea>g-recaptcha</textarea>`, 1},
+	} {
+		doc, _, ok := ScanElementsSureFiltered(c.in, scanNames, scanFilter)
+		if !ok {
+			t.Fatalf("%q: the scan did not answer", c.in)
+		}
+		n := 0
+		for k := doc.FirstChild; k != nil; k = k.NextSibling {
+			n++
+		}
+		if n != c.kept {
+			t.Errorf("%q: %d copies kept, want %d", c.in, n, c.kept)
+		}
+		if bad := scanFilterMisses(c.in, scanNames, scanFilter); len(bad) > 0 {
+			t.Errorf("%q: %q", c.in, bad)
+		}
+	}
 }
