@@ -99,7 +99,7 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 	}
 	if isEmpty(v) && f.def != nil {
 		// The default is the author's explicit choice, even an empty string or list.
-		return coerce(f.def, f.kind, f.elem, r.base())
+		return coerce(f.def, f.kind, f.elem, r.baseFor(f))
 	}
 	if isEmpty(v) {
 		if f.kind == kList {
@@ -107,7 +107,7 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 		}
 		return nil, nil
 	}
-	cv, err := coerce(v, f.kind, f.elem, r.base())
+	cv, err := coerce(v, f.kind, f.elem, r.baseFor(f))
 	if err != nil {
 		if f.required {
 			return nil, errcode.New(errcode.ExtractionFailed, "field %s: %v", f.name, err)
@@ -367,6 +367,15 @@ func group(m [][]byte) string {
 
 // base is the page URL relative URLs resolve against (the last step's), parsed once per step
 // rather than once per URL field; nil when there is none or it does not parse.
+// baseFor is the base coerce resolves f's values against: only a URL reads it, and the look-up
+// of the run's base was a twentieth of a card field's own cost.
+func (r *run) baseFor(f *field) *url.URL {
+	if f.kind != kURL && (f.kind != kList || f.elem != kURL) {
+		return nil
+	}
+	return r.base()
+}
+
 func (r *run) base() *url.URL {
 	b, _ := r.env["base"].(string)
 	if b != r.baseSrc || !r.baseDone {
