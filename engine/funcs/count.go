@@ -117,8 +117,10 @@ func ParseCountLocale(s, locale string) (int64, bool) {
 	if len(s) > MaxNumberText {
 		return 0, false
 	}
-	r := normalizeNumText(s)
-	t, ok := scanNumber(r, 0)
+	var rb numTextBuf
+	var tb numTokBuf
+	r := normalizeNumTextInto(rb[:0], s)
+	t, ok := scanNumberInto(r, 0, &tb)
 	if !ok {
 		return 0, false
 	}

@@ -123,8 +123,10 @@ func (c currencyMatch) resolve(fallback string) string {
 
 // findCurrencies returns the non-overlapping currency markers in r, in order; with first set it
 // stops after the first.
-func findCurrencies(r []rune, first bool) []currencyMatch {
-	var out []currencyMatch
+func findCurrencies(r []rune, first bool) []currencyMatch { return findCurrenciesInto(nil, r, first) }
+
+// findCurrenciesInto is findCurrencies appending to out (empty, with room it may use).
+func findCurrenciesInto(out []currencyMatch, r []rune, first bool) []currencyMatch {
 	for i := 0; i < len(r); i++ {
 		cands := currencyIndex[r[i]]
 		if len(cands) == 0 {
@@ -209,7 +211,9 @@ func ParseCurrency(s, fallback string) (string, bool) {
 	if len(s) > MaxNumberText {
 		return fallback, false
 	}
-	m := findCurrencies(normalizeNumText(s), true)
+	var rb numTextBuf
+	var mb [1]currencyMatch
+	m := findCurrenciesInto(mb[:0], normalizeNumTextInto(rb[:0], s), true)
 	if len(m) == 0 {
 		return fallback, false
 	}
@@ -235,15 +239,24 @@ func ParsePrice(s, locale string) (float64, bool) {
 		return 0, false
 	}
 	dec := localeDecimal(locale)
-	r := normalizeNumText(s)
-	marks := findCurrencies(r, false)
+	// On the stack for the usual short text: the rune text, its currency marks, and the tokens
+	// (the first number, kept while the later ones are read into the other buffer).
+	var rb numTextBuf
+	var mb [4]currencyMatch
+	var tb [2]numTokBuf
+	r := normalizeNumTextInto(rb[:0], s)
+	marks := findCurrenciesInto(mb[:0], r, false)
 
 	var tok numTok
 	var mark *currencyMatch
 	found := false
 	next := 0 // marks[:next] end at or before the current token
 	for from := 0; ; {
-		t, ok := scanNumber(r, from)
+		buf := &tb[0]
+		if found {
+			buf = &tb[1]
+		}
+		t, ok := scanNumberInto(r, from, buf)
 		if !ok {
 			break
 		}

@@ -1,6 +1,7 @@
 package funcs
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -23,8 +24,14 @@ const (
 // normalizeNumText maps every script's digits to ASCII, all whitespace to single spaces and drops
 // the invisible marks (LRM, RLM, ZWSP, ...) that sites put between a currency and its amount, so
 // the scanners below only ever see ASCII digits and one kind of space.
-func normalizeNumText(s string) []rune {
-	out := make([]rune, 0, len(s))
+func normalizeNumText(s string) []rune { return normalizeNumTextInto(make([]rune, 0, len(s)), s) }
+
+// numTextBuf is the stack storage normalizeNumTextInto fills for the usual short text: a price, a
+// count, a rating is a few dozen characters, and a card has several.
+type numTextBuf [64]rune
+
+// normalizeNumTextInto is normalizeNumText appending to out (empty, with room it may use).
+func normalizeNumTextInto(out []rune, s string) []rune {
 	for _, r := range s {
 		switch {
 		case isInvisible(r) || r == '\u200C' || r == '\u200D':
@@ -124,7 +131,40 @@ func isNumSep(r rune) bool {
 func groupOnly(r rune) bool { return r == ' ' || r == '\'' || r == arabicGroup }
 
 // scanNumber returns the first number token at or after rune index from.
-func scanNumber(r []rune, from int) (numTok, bool) {
+func scanNumber(r []rune, from int) (numTok, bool) { return scanNumberInto(r, from, new(numTokBuf)) }
+
+// digitGroups holds every group of one to three ASCII digits as a string, so that a token's
+// groups ("1", "234", "56") are not each a new string: prices, counts and ratings are made of them.
+var digitGroups = func() (t [1110]string) {
+	for n := range t {
+		switch {
+		case n < 10:
+			t[n] = strconv.Itoa(n)
+		case n < 110:
+			t[n] = fmt.Sprintf("%02d", n-10)
+		default:
+			t[n] = fmt.Sprintf("%03d", n-110)
+		}
+	}
+	return t
+}()
+
+// digitGroup is string(r) for a run of ASCII digits, from digitGroups when it has three or fewer.
+func digitGroup(r []rune) string {
+	switch len(r) {
+	case 1:
+		return digitGroups[r[0]-'0']
+	case 2:
+		return digitGroups[10+(r[0]-'0')*10+(r[1]-'0')]
+	case 3:
+		return digitGroups[110+(r[0]-'0')*100+(r[1]-'0')*10+(r[2]-'0')]
+	}
+	return string(r)
+}
+
+// scanNumberInto is scanNumber whose token's slices are buf's (the caller keeps buf while it keeps
+// the token).
+func scanNumberInto(r []rune, from int, buf *numTokBuf) (numTok, bool) {
 	i := from
 	for i < len(r) && !isDigit(r[i]) {
 		i++
@@ -133,8 +173,7 @@ func scanNumber(r []rune, from int) (numTok, bool) {
 		return numTok{}, false
 	}
 	// Most numbers on a page are one to four groups ("12,99", "1.234,56"): their slices share
-	// one allocation rather than growing one by one.
-	buf := new(numTokBuf)
+	// buf rather than growing one by one.
 	t := numTok{start: i, groups: buf.groups[:0], seps: buf.seps[:0], ends: buf.ends[:0]}
 	// A minus counts only when it cannot be a hyphen inside a word or a range ("B-52", "10-20").
 	if i > 0 && r[i-1] == '-' && (i < 2 || !(unicode.IsLetter(r[i-2]) || isDigit(r[i-2]))) {
@@ -142,7 +181,7 @@ func scanNumber(r []rune, from int) (numTok, bool) {
 		t.start = i - 1
 	}
 	j := digitRun(r, i)
-	t.groups = append(t.groups, string(r[i:j]))
+	t.groups = append(t.groups, digitGroup(r[i:j]))
 	t.ends = append(t.ends, j)
 	// Real numbers have at most a handful of groups; the bound keeps value, which tries every
 	// prefix, linear on hostile input such as "1.2.3.4..." repeated a million times.
@@ -164,7 +203,7 @@ func scanNumber(r []rune, from int) (numTok, bool) {
 			}
 		}
 		t.seps = append(t.seps, sep)
-		t.groups = append(t.groups, string(r[j+1:k]))
+		t.groups = append(t.groups, digitGroup(r[j+1:k]))
 		t.ends = append(t.ends, k)
 		j = k
 	}
@@ -273,12 +312,41 @@ func (t numTok) value(ambiguousIsDecimal func(sep rune) bool) (v float64, used i
 
 // localeDecimal returns the decimal mark of a locale such as "de_DE", "de-DE", "pt-br" or "de",
 // or 0 when the locale is empty or unknown.
+// asciiLocale appends locale lower-cased with '-' as '_' to out, when locale is ASCII and fits
+// in out's capacity: what strings.ToLower and ReplaceAll would give.
+func asciiLocale(out []byte, locale string) ([]byte, bool) {
+	if len(locale) > cap(out) {
+		return nil, false
+	}
+	for i := 0; i < len(locale); i++ {
+		c := locale[i]
+		switch {
+		case c >= 0x80:
+			return nil, false
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '-':
+			c = '_'
+		}
+		out = append(out, c)
+	}
+	return out, true
+}
+
 func localeDecimal(locale string) rune {
-	locale = strings.ToLower(strings.TrimSpace(locale))
+	locale = strings.TrimSpace(locale)
 	if locale == "" {
 		return 0
 	}
-	lang, region, _ := strings.Cut(strings.ReplaceAll(locale, "-", "_"), "_")
+	// Lower-cased with '-' as '_' on the stack when it is short ASCII ("de_DE", "pt-BR"): every
+	// price of a card reads its storefront's locale.
+	var buf [16]byte
+	if l, ok := asciiLocale(buf[:0], locale); ok {
+		locale = string(l)
+	} else {
+		locale = strings.ReplaceAll(strings.ToLower(locale), "-", "_")
+	}
+	lang, region, _ := strings.Cut(locale, "_")
 	if i := strings.IndexAny(region, "_.@"); i >= 0 {
 		region = region[:i]
 	}
@@ -308,8 +376,10 @@ func ParseNumber(s, locale string) (float64, bool) {
 		return 0, false
 	}
 	dec := localeDecimal(locale)
-	r := normalizeNumText(s)
-	t, ok := scanNumber(r, 0)
+	var rb numTextBuf
+	var tb numTokBuf
+	r := normalizeNumTextInto(rb[:0], s)
+	t, ok := scanNumberInto(r, 0, &tb)
 	if !ok {
 		return 0, false
 	}

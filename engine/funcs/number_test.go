@@ -1,7 +1,10 @@
 package funcs
 
 import (
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -419,5 +422,47 @@ func BenchmarkParseCount(b *testing.B) {
 		if _, ok := ParseCount("1,2 Mio. Aufrufe"); !ok {
 			b.Fatal()
 		}
+	}
+}
+
+// TestNumbersDoNotAllocate: a price, a number or a count of the usual length is read on the
+// stack (each card of a search page has several), with the groups of one to three digits taken
+// from a table; digitGroup gives every such group as string(r) would.
+func TestNumbersDoNotAllocate(t *testing.T) {
+	for _, in := range []struct{ s, locale string }{
+		{"1.234,56 €", "de_DE"}, {"$1,299.99", "en_US"}, {"R$ 1.299,90", "pt_BR"},
+		{"List Price: $49.99 Details", ""}, {"١٬٢٩٩٫٠٠ ر.س", "ar_SA"}, {"EUR 12,99 - EUR 15,49", "de_DE"},
+	} {
+		if n := testing.AllocsPerRun(5, func() { _, _ = ParsePrice(in.s, in.locale) }); n != 0 {
+			t.Errorf("ParsePrice(%q): %v allocations", in.s, n)
+		}
+		if n := testing.AllocsPerRun(5, func() { _, _ = ParseNumber(in.s, in.locale) }); n != 0 {
+			t.Errorf("ParseNumber(%q): %v allocations", in.s, n)
+		}
+		if n := testing.AllocsPerRun(5, func() { _, _ = ParseCurrency(in.s, "") }); n != 0 {
+			t.Errorf("ParseCurrency(%q): %v allocations", in.s, n)
+		}
+	}
+	if n := testing.AllocsPerRun(5, func() { _, _ = ParseCount("1,2 Mio. Aufrufe") }); n != 0 {
+		t.Errorf("ParseCount: %v allocations", n)
+	}
+	for n := 0; n < 1000; n++ {
+		for _, s := range []string{strconv.Itoa(n), fmt.Sprintf("%02d", n), fmt.Sprintf("%03d", n)} {
+			if len(s) <= 3 {
+				if got := digitGroup([]rune(s)); got != s {
+					t.Fatalf("digitGroup(%q) = %q", s, got)
+				}
+			}
+		}
+	}
+	for _, l := range []string{"de_DE", "pt-BR", "EN", "es_419", "de_CH.UTF-8@euro", "İstanbul", "x-very-long-locale-name-here", ""} {
+		want := strings.ReplaceAll(strings.ToLower(l), "-", "_")
+		var buf [16]byte
+		if got, ok := asciiLocale(buf[:0], l); ok && string(got) != want {
+			t.Errorf("asciiLocale(%q) = %q, want %q", l, got, want)
+		}
+	}
+	if got := digitGroup([]rune("12345")); got != "12345" {
+		t.Fatalf("digitGroup(12345) = %q", got)
 	}
 }
