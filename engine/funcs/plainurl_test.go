@@ -45,7 +45,15 @@ var plainURLCases = []struct {
 	{"https://a.b/x/..", false},
 	{"https://a.b/x/.", false},
 	{"https://a.b/..", false},
-	{"https://a.b/%41", false},
+	{"https://a.b/%41", true}, // kept as written, though it stands for an unreserved letter
+	{"https://www.amazon.de/Darstellung-abweichen-Wei%C3%9F/dp/B00MNV8E0C?psc=1", true},
+	{"https://a.b/wei%c3%9f", true},
+	{"https://a.b/%2e%2E/x", true}, // not a dot segment to net/url either
+	{"https://a.b/%2F%25%00%7e", true},
+	{"https://a.b/%zz", false},
+	{"https://a.b/%4", false},
+	{"https://a.b/x%", false},
+	{"https://a.b/%41%", false},
 	{"https://a.b/a b", false},
 	{"https://a.b/ü", false},
 	{"https://a.b/x#f", false},
