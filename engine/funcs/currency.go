@@ -121,11 +121,8 @@ func (c currencyMatch) resolve(fallback string) string {
 	return c.m.code
 }
 
-// findCurrencies returns the non-overlapping currency markers in r, in order; with first set it
-// stops after the first.
-func findCurrencies(r []rune, first bool) []currencyMatch { return findCurrenciesInto(nil, r, first) }
-
-// findCurrenciesInto is findCurrencies appending to out (empty, with room it may use).
+// findCurrenciesInto appends the non-overlapping currency markers in r to out (empty, with room it
+// may use), in order; with first set it stops after the first.
 func findCurrenciesInto(out []currencyMatch, r []rune, first bool) []currencyMatch {
 	for i := 0; i < len(r); i++ {
 		cands := currencyIndex[r[i]]

@@ -21,16 +21,14 @@ const (
 	arabicGroup   = '\u066C' // ٬
 )
 
-// normalizeNumText maps every script's digits to ASCII, all whitespace to single spaces and drops
-// the invisible marks (LRM, RLM, ZWSP, ...) that sites put between a currency and its amount, so
-// the scanners below only ever see ASCII digits and one kind of space.
-func normalizeNumText(s string) []rune { return normalizeNumTextInto(make([]rune, 0, len(s)), s) }
-
 // numTextBuf is the stack storage normalizeNumTextInto fills for the usual short text: a price, a
 // count, a rating is a few dozen characters, and a card has several.
 type numTextBuf [64]rune
 
-// normalizeNumTextInto is normalizeNumText appending to out (empty, with room it may use).
+// normalizeNumTextInto appends s to out (empty, with room it may use) with every script's digits
+// mapped to ASCII, all whitespace to single spaces and the invisible marks (LRM, RLM, ZWSP, ...)
+// that sites put between a currency and its amount dropped, so the scanners below only ever see
+// ASCII digits and one kind of space.
 func normalizeNumTextInto(out []rune, s string) []rune {
 	for _, r := range s {
 		switch {
@@ -130,9 +128,6 @@ func isNumSep(r rune) bool {
 // "4 5 stars" or "rock'n'roll 2 3" would merge unrelated numbers.
 func groupOnly(r rune) bool { return r == ' ' || r == '\'' || r == arabicGroup }
 
-// scanNumber returns the first number token at or after rune index from.
-func scanNumber(r []rune, from int) (numTok, bool) { return scanNumberInto(r, from, new(numTokBuf)) }
-
 // digitGroups holds every group of one to three ASCII digits as a string, so that a token's
 // groups ("1", "234", "56") are not each a new string: prices, counts and ratings are made of them.
 var digitGroups = func() (t [1110]string) {
@@ -162,8 +157,8 @@ func digitGroup(r []rune) string {
 	return string(r)
 }
 
-// scanNumberInto is scanNumber whose token's slices are buf's (the caller keeps buf while it keeps
-// the token).
+// scanNumberInto returns the first number token at or after rune index from; its slices are
+// buf's (the caller keeps buf while it keeps the token).
 func scanNumberInto(r []rune, from int, buf *numTokBuf) (numTok, bool) {
 	i := from
 	for i < len(r) && !isDigit(r[i]) {
