@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -195,41 +194,6 @@ func foldAnchor(name string) int {
 	return strings.IndexFunc(name, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
 }
 
-// containsFold reports whether b contains name in any case of its letters, found from each
-// occurrence of its anchor byte.
-func containsFold(b []byte, name string) bool {
-	k := foldAnchor(name)
-	for i := k; i < len(b); {
-		j := bytes.IndexByte(b[i:], name[k])
-		if j < 0 {
-			return false
-		}
-		i += j
-		if start := i - k; start >= 0 && start+len(name) <= len(b) && equalFoldASCII(b[start:start+len(name)], name) {
-			return true
-		}
-		i++
-	}
-	return false
-}
-
-// equalFoldASCII reports whether b is s with any case of s's ASCII letters.
-func equalFoldASCII(b []byte, s string) bool {
-	for i := 0; i < len(s); i++ {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}
-
 // literalsAbsent reports whether sr's body shows that no element has any of m's literals: none
 // is in the body, and no character reference stands for a letter or digit.
 func (sr *stepResult) literalsAbsent(m *matcher) bool {
@@ -238,7 +202,7 @@ func (sr *stepResult) literalsAbsent(m *matcher) bool {
 	}
 	values := false
 	for _, l := range m.scanRuns {
-		if l.name && containsFold(sr.body, l.text) || !l.name && regexfast.IndexBytes(sr.body, l.text) >= 0 {
+		if l.name && dom.ContainsFold(sr.body, l.text) || !l.name && regexfast.IndexBytes(sr.body, l.text) >= 0 {
 			return false
 		}
 		values = values || !l.name

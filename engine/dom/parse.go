@@ -62,6 +62,15 @@ func ScanElementsView(body []byte, names []string) (doc *html.Node, ok bool) {
 	return htmlparse.ScanElements(unsafe.String(&body[0], len(body)), names)
 }
 
+// ContainsFold is htmlparse.ContainsFold on body's bytes: whether body holds name (lower-case) in
+// any case of its ASCII letters.
+func ContainsFold(body []byte, name string) bool {
+	if len(body) == 0 {
+		return htmlparse.ContainsFold("", name)
+	}
+	return htmlparse.ContainsFold(unsafe.String(&body[0], len(body)), name)
+}
+
 // ScanFilter is htmlparse.ScanFilter: what an element must carry to be copied by a scan.
 type ScanFilter = htmlparse.ScanFilter
 

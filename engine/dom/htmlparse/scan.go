@@ -75,17 +75,20 @@ func (f *ScanFilter) mayHold(raw string) bool {
 		}
 	}
 	for _, n := range f.Names {
-		if containsFold(raw, n) {
+		if ContainsFold(raw, n) {
 			return true
 		}
 	}
 	return false
 }
 
-// containsFold reports whether s contains name (lower-case) in any case of its ASCII letters,
+// ContainsFold reports whether s contains name (lower-case) in any case of its ASCII letters,
 // found from each place of name's first byte that is not a letter, or of its first letter in
-// either case when it has none.
-func containsFold(s, name string) bool {
+// either case when it has none: an attribute's name as a tag may write it.
+func ContainsFold(s, name string) bool {
+	if name == "" {
+		return true
+	}
 	k := 0
 	for k < len(name) && 'a' <= name[k] && name[k] <= 'z' {
 		k++

@@ -340,3 +340,18 @@ func TestScanElementsFiltered(t *testing.T) {
 		}
 	}
 }
+
+// TestContainsFold: a lower-case name in any case of its letters, whether or not it has a byte
+// other than a letter to search by, against strings.Contains of the lower-cased text.
+func TestContainsFold(t *testing.T) {
+	for _, c := range []struct{ s, name string }{
+		{`<div DATA-ITEM-ID=1>`, "data-item-id"}, {`<div data-item>`, "data-item-id"}, {`<div Data-Item-IdX>`, "data-item-id"},
+		{`<div HIDDEN>`, "hidden"}, {`<div hidde>`, "hidden"}, {`<div hHiddEN>`, "hidden"}, {``, "x"}, {`x`, ""}, {``, ""},
+		{`<a b-->`, "b-"}, {`-b-B-`, "-b-"}, {`aaa`, "aaaa"}, {`AaAa`, "aaaa"},
+	} {
+		want := strings.Contains(strings.ToLower(c.s), c.name)
+		if got := ContainsFold(c.s, c.name); got != want {
+			t.Errorf("ContainsFold(%q, %q) = %v, want %v", c.s, c.name, got, want)
+		}
+	}
+}
