@@ -365,8 +365,6 @@ func group(m [][]byte) string {
 	return string(m[0])
 }
 
-// base is the page URL relative URLs resolve against (the last step's), parsed once per step
-// rather than once per URL field; nil when there is none or it does not parse.
 // baseFor is the base coerce resolves f's values against: only a URL reads it, and the look-up
 // of the run's base was a twentieth of a card field's own cost.
 func (r *run) baseFor(f *field) *url.URL {
@@ -376,6 +374,8 @@ func (r *run) baseFor(f *field) *url.URL {
 	return r.base()
 }
 
+// base is the page URL relative URLs resolve against (the last step's), parsed once per step
+// rather than once per URL field; nil when there is none or it does not parse.
 func (r *run) base() *url.URL {
 	b, _ := r.env["base"].(string)
 	if b != r.baseSrc || !r.baseDone {

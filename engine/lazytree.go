@@ -60,18 +60,7 @@ func (p *Plan) planLazyTree() {
 			m.scan = true
 			lits := m.xpath.TagLiterals()
 			m.scanRuns = scanLiteralRuns(lits)
-			if lits == nil {
-				filter = nil
-			}
-			for _, l := range lits {
-				switch {
-				case filter == nil:
-				case l.Name && !slices.Contains(filter.Names, l.Text):
-					filter.Names = append(filter.Names, l.Text)
-				case !l.Name && !slices.Contains(filter.Values, l.Text):
-					filter.Values = append(filter.Values, l.Text)
-				}
-			}
+			filter = withLiterals(filter, lits)
 			for _, t := range tags {
 				if !containsString(p.scanTags, t) {
 					p.scanTags = append(p.scanTags, t)
@@ -80,6 +69,23 @@ func (p *Plan) planLazyTree() {
 		}
 	})
 	p.scanFilter = filter
+}
+
+// withLiterals is f letting through the elements that carry one of lits as well; nil (every
+// element) when f is nil or lits is (an XPath some of whose elements need no literal).
+func withLiterals(f *dom.ScanFilter, lits []xpatheval.TagLiteral) *dom.ScanFilter {
+	if f == nil || lits == nil {
+		return nil
+	}
+	for _, l := range lits {
+		switch {
+		case l.Name && !slices.Contains(f.Names, l.Text):
+			f.Names = append(f.Names, l.Text)
+		case !l.Name && !slices.Contains(f.Values, l.Text):
+			f.Values = append(f.Values, l.Text)
+		}
+	}
+	return f
 }
 
 // fieldsNeedTree reports whether fs read a tree other than as top-level fallbacks or under a

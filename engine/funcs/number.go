@@ -305,8 +305,6 @@ func (t numTok) value(ambiguousIsDecimal func(sep rune) bool) (v float64, used i
 	return 0, 0, false
 }
 
-// localeDecimal returns the decimal mark of a locale such as "de_DE", "de-DE", "pt-br" or "de",
-// or 0 when the locale is empty or unknown.
 // asciiLocale appends locale lower-cased with '-' as '_' to out, when locale is ASCII and fits
 // in out's capacity: what strings.ToLower and ReplaceAll would give.
 func asciiLocale(out []byte, locale string) ([]byte, bool) {
@@ -328,6 +326,8 @@ func asciiLocale(out []byte, locale string) ([]byte, bool) {
 	return out, true
 }
 
+// localeDecimal returns the decimal mark of a locale such as "de_DE", "de-DE", "pt-br" or "de",
+// or 0 when the locale is empty or unknown.
 func localeDecimal(locale string) rune {
 	locale = strings.TrimSpace(locale)
 	if locale == "" {
