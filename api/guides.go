@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 	"github.com/yuin/goldmark"
@@ -27,11 +28,25 @@ type guide struct {
 	raw   []byte
 }
 
-// renderGuides renders every Markdown page of fsys once, at start: the pages are the project's own
-// (embedded), so their inline HTML (the <a id="error-..."> anchors docs_url points at) is kept.
-// Headings get ids from their text as well.
-func renderGuides(fsys fs.FS) (map[string]*guide, error) {
+// guides renders the Markdown pages of fsys, each on its first request and once: the pages are the
+// project's own (embedded), so their inline HTML (the <a id="error-..."> anchors docs_url points at)
+// is kept. Headings get ids from their text as well. Rendering at start kept every page (endpoints.md
+// alone is megabytes) in the live heap, which asa serve's heap grows to a multiple of (GOGC).
+func guides(fsys fs.FS) (map[string]func() (*guide, error), error) {
 	names, err := fs.Glob(fsys, "*.md")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]func() (*guide, error), len(names))
+	for _, name := range names {
+		out[name] = sync.OnceValues(func() (*guide, error) { return renderGuide(fsys, name) })
+	}
+	return out, nil
+}
+
+// renderGuide renders the page name of fsys.
+func renderGuide(fsys fs.FS, name string) (*guide, error) {
+	src, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -40,28 +55,20 @@ func renderGuides(fsys fs.FS) (map[string]*guide, error) {
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 		goldmark.WithRendererOptions(html.WithUnsafe()),
 	)
-	out := map[string]*guide{}
-	for _, name := range names {
-		src, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		doc := md.Parser().Parse(text.NewReader(src))
-		var buf bytes.Buffer
-		if err := md.Renderer().Render(&buf, src, doc); err != nil {
-			return nil, fmt.Errorf("rendering %s: %w", name, err)
-		}
-		title := strings.TrimSuffix(name, ".md")
-		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-			if h, ok := n.(*ast.Heading); ok && entering && h.Level == 1 {
-				title = string(headingText(h, src))
-				return ast.WalkStop, nil
-			}
-			return ast.WalkContinue, nil
-		})
-		out[name] = &guide{Name: name, Title: title, HTML: template.HTML(buf.String()), raw: src} //nolint:gosec // our own embedded docs
+	doc := md.Parser().Parse(text.NewReader(src))
+	var buf bytes.Buffer
+	if err := md.Renderer().Render(&buf, src, doc); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", name, err)
 	}
-	return out, nil
+	title := strings.TrimSuffix(name, ".md")
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering && h.Level == 1 {
+			title = string(headingText(h, src))
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return &guide{Name: name, Title: title, HTML: template.HTML(buf.String()), raw: src}, nil //nolint:gosec // our own embedded docs
 }
 
 func headingText(n ast.Node, src []byte) []byte {
@@ -82,14 +89,18 @@ func (s *Server) registerGuides(e *echo.Echo, d *dashboard) {
 	if s.deps.Docs == nil {
 		return
 	}
-	guides, err := renderGuides(s.deps.Docs)
+	pages, err := guides(s.deps.Docs)
 	e.GET("/docs/:page", func(c echo.Context) error {
 		if err != nil {
 			return err // logged and answered as internal_error by the error handler
 		}
-		g := guides[path.Base(c.Param("page"))]
-		if g == nil {
+		render := pages[path.Base(c.Param("page"))]
+		if render == nil {
 			return echo.NewHTTPError(http.StatusNotFound)
+		}
+		g, err := render()
+		if err != nil {
+			return err
 		}
 		if c.QueryParam("raw") != "" {
 			securityHeaders(c.Response().Header())
