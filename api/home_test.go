@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -134,5 +136,65 @@ func TestDocsURLOpensRenderedAnchor(t *testing.T) {
 	}
 	if status, _, _ := fetchPage(t, base+"/docs/nope.md"); status != 404 {
 		t.Errorf("unknown page: %d", status)
+	}
+}
+
+// TestOpenAPIGzip: the OpenAPI document (kept gzipped) is the same JSON whether the client takes
+// gzip or not, with Content-Encoding only when it does.
+func TestOpenAPIGzip(t *testing.T) {
+	base := startDocsServer(t, false)
+	get := func(acceptEncoding string) (http.Header, []byte) {
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/openapi.json", nil)
+		if acceptEncoding != "" {
+			req.Header.Set("Accept-Encoding", acceptEncoding)
+		}
+		// DisableCompression: the transport neither asks for gzip nor undoes it.
+		resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("Accept-Encoding %q: %d %v", acceptEncoding, resp.StatusCode, err)
+		}
+		if !strings.Contains(resp.Header.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("Accept-Encoding %q: no Vary: Accept-Encoding", acceptEncoding)
+		}
+		return resp.Header, b
+	}
+	_, plain := get("")
+	if !json.Valid(plain) || !bytes.Contains(plain, []byte(`"openapi": "3.1.0"`)) {
+		t.Fatalf("without Accept-Encoding: not the document: %.100s", plain)
+	}
+	for _, tc := range []struct {
+		accept string
+		gzip   bool
+	}{
+		{"gzip", true},
+		{"br, gzip;q=0.8", true},
+		{"*", true},
+		{"GZIP", true},
+		{"br", false},
+		{"gzip;q=0", false},
+		{"gzip; q=0.000, identity", false},
+	} {
+		h, body := get(tc.accept)
+		if got := h.Get("Content-Encoding") == "gzip"; got != tc.gzip {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q", tc.accept, h.Get("Content-Encoding"))
+			continue
+		}
+		if tc.gzip {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(body, plain) {
+			t.Errorf("Accept-Encoding %q: another document (%d bytes against %d)", tc.accept, len(body), len(plain))
+		}
 	}
 }
