@@ -26,6 +26,8 @@ type Client struct {
 	guard  *guard
 	direct *http.Transport
 	pool   *pool
+	// chunks lends the pieces bodies of unknown length are read in.
+	chunks chunkPool
 }
 
 var _ engine.Fetcher = (*Client)(nil)
@@ -431,7 +433,7 @@ func (c *Client) once(ctx context.Context, sp *spec, p *proxyState) (*Result, *f
 		defer ir.t.Stop()
 		rd = ir
 	}
-	b, truncated, err := readBody(rd, resp.Header.Get("Content-Encoding"), sp.maxBody, sp.truncate, resp.ContentLength)
+	b, truncated, err := readBody(rd, resp.Header.Get("Content-Encoding"), sp.maxBody, sp.truncate, resp.ContentLength, &c.chunks)
 	if err != nil {
 		return nil, c.classify(ctx, actx, err)
 	}
