@@ -32,6 +32,9 @@ type serveConfig struct {
 	LogLevel            string        `yaml:"log_level"`
 	RequestTimeout      time.Duration `yaml:"request_timeout"`
 	ShutdownTimeout     time.Duration `yaml:"shutdown_timeout"`
+	// MemoryLimit is the Go runtime's soft memory limit: "auto" (the container's limit, less a
+	// tenth), "off", or a size such as 256MiB. GOMEMLIMIT in the environment wins.
+	MemoryLimit string `yaml:"memory_limit"`
 	// CacheMaxBytes bounds the response cache of max_age (0: api.DefaultCacheMaxTotal).
 	CacheMaxBytes int64 `yaml:"cache_max_bytes"`
 	// StoreTimeout bounds how long a request waits for a locked or failing database before it is
@@ -119,6 +122,7 @@ func defaultServeConfig() serveConfig {
 		StoreTimeout:    store.DefaultTimeout,
 		RedisFail:       "closed",
 		AuthCacheTTL:    -1,
+		MemoryLimit:     memoryLimitAuto,
 	}
 }
 
@@ -128,7 +132,7 @@ var configEnv = []struct{ env, key string }{
 	{"ASA_ALLOW_PRIVATE_NETWORK", "allow_private_network"}, {"ASA_LOG_FORMAT", "log_format"},
 	{"ASA_LOG_LEVEL", "log_level"}, {"ASA_REQUEST_TIMEOUT", "request_timeout"}, {"ASA_SHUTDOWN_TIMEOUT", "shutdown_timeout"},
 	{"ASA_STORE_TIMEOUT", "store_timeout"},
-	{"ASA_CACHE_MAX_BYTES", "cache_max_bytes"},
+	{"ASA_CACHE_MAX_BYTES", "cache_max_bytes"}, {"ASA_MEMORY_LIMIT", "memory_limit"},
 	{"ASA_FARM", "farm_addr"}, {"ASA_FARM_CA", "farm_ca"}, {"ASA_BATCH_CONCURRENCY", "batch_concurrency"},
 	{"ASA_BATCH_LEASE", "batch_lease"}, {"ASA_DB_POOL_SIZE", "db_pool_size"},
 	{"ASA_METRICS_ADDR", "metrics_addr"}, {"ASA_METRICS_TOKEN", "metrics_token"},
@@ -154,6 +158,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	logFormat := fl.String("log-format", "", "text or json (env ASA_LOG_FORMAT; default text)")
 	logLevel := fl.String("log-level", "", "debug, info, warn or error (env ASA_LOG_LEVEL; default info)")
 	reqTimeout := fl.Duration("request-timeout", 0, "deadline of one synchronous request (env ASA_REQUEST_TIMEOUT; default 90s)")
+	memLimit := fl.String("memory-limit", "", "the Go runtime's soft memory limit: auto (the container's limit less a tenth), off, or a size such as 256MiB (env ASA_MEMORY_LIMIT; default auto; GOMEMLIMIT wins)")
 	storeTimeout := fl.Duration("store-timeout", 0, "longest wait for a locked or failing database before 503 service_unavailable (env ASA_STORE_TIMEOUT; default 3s)")
 	farmAddr := fl.String("farm", "", "send every target request to this target farm IP:PORT instead of the internet (env ASA_FARM)")
 	farmCA := fl.String("farm-ca", "", "PEM file of the farm's test CA, written by asa farm --ca-out (env ASA_FARM_CA)")
@@ -230,6 +235,12 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if *storeTimeout != 0 {
 		cfg.StoreTimeout = *storeTimeout
+	}
+	if *memLimit != "" {
+		cfg.MemoryLimit = *memLimit
+	}
+	if _, _, err := parseMemoryLimit(cfg.MemoryLimit); err != nil {
+		return cfg, err
 	}
 	if cfg.StoreTimeout <= 0 {
 		return cfg, fmt.Errorf("store timeout %v: want a positive duration", cfg.StoreTimeout)
@@ -450,6 +461,8 @@ func setKey(cfg *serveConfig, key, v string) error {
 			return err
 		}
 		cfg.CacheMaxBytes = n
+	case "memory_limit":
+		cfg.MemoryLimit = v
 	case "log_format":
 		cfg.LogFormat = v
 	case "log_level":

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -56,8 +57,10 @@ func TestServeFirstRunSandbox(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan int, 1)
+	// The memory limit is the process's: one far above what the tests use, put back at the end.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--log-format", "json"}, stdout, stderr)
+		done <- run(ctx, []string{"serve", "--addr", addr, "--db", db, "--log-format", "json", "--memory-limit", "64GiB"}, stdout, stderr)
 	}()
 	// Poll until the curl line is printed and the listener is up, or until serve ends: no
 	// deadline to outrun.
@@ -80,6 +83,11 @@ func TestServeFirstRunSandbox(t *testing.T) {
 	if curl == "" {
 		cancel()
 		t.Fatalf("no curl line or no listener; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		if got := debug.SetMemoryLimit(-1); got != 64<<30 || !strings.Contains(stderr.String(), `"msg":"memory limit","bytes":68719476736`) {
+			t.Errorf("--memory-limit 64GiB: the runtime's limit is %d; log:\n%s", got, stderr.String())
+		}
 	}
 	resp, err := http.Get(curl)
 	if err != nil {

@@ -28,7 +28,7 @@ import (
 // runFarmPhase starts the real asa binary against a target farm that answers every request after
 // latency, keeps n requests in flight for the steady duration, then fires n requests at once, and
 // reports the latency asa adds over the farm's in both, and the binary's peak resident memory.
-func runFarmPhase(n int, latency, steady time.Duration, tiny bool) error {
+func runFarmPhase(n int, latency, steady time.Duration, tiny bool, memoryLimit string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir, err := os.MkdirTemp("", "asa-loadtest-farm")
@@ -108,6 +108,9 @@ func runFarmPhase(n int, latency, steady time.Duration, tiny bool) error {
 	addr := ln.Addr().String()
 	ln.Close()
 	args := []string{"serve", "--addr", addr, "--db", db, "--farm", f.Addr(), "--farm-ca", ca, "--log-level", "info", "--log-format", "json"}
+	if memoryLimit != "" {
+		args = append(args, "--memory-limit", memoryLimit)
+	}
 	target, what := "/api/v1/amazon/product?query="+asin, fmt.Sprintf("the amazon.product fixture page (%d KB)", len(page)>>10)
 	if tiny {
 		args = append(args, "--sitedefs", "cmd/loadtest/testdata")

@@ -42,6 +42,7 @@ func main() {
 	farmLatency := flag.Duration("farm-latency", 2*time.Second, "the farm's answer time in the farm phase")
 	farmSteady := flag.Duration("farm-duration", 10*time.Second, "how long the farm phase keeps farm-requests in flight, after a ramp of one farm-latency")
 	skip := flag.Bool("farm-only", false, "run the farm phase only")
+	memLimit := flag.String("memory-limit", "", "asa serve's --memory-limit in the farm phase (default: asa's own, auto)")
 	farmPages := flag.String("farm-pages", "tiny,amazon", "the pages of the farm phase: tiny (a one-line page), amazon (the amazon.product fixture page)")
 	flood := flag.Duration("flood", 0, "run only the refusal flood for this long (make floodtest): WAL size over time, counters checked")
 	floodClients := flag.Int("flood-clients", 64, "connections sending requests back to back in the flood")
@@ -66,7 +67,7 @@ func main() {
 				fmt.Fprintf(os.Stderr, "loadtest: unknown farm page %q (tiny or amazon)\n", page)
 				os.Exit(2)
 			}
-			if err := runFarmPhase(*farmN, *farmLatency, *farmSteady, page == "tiny"); err != nil {
+			if err := runFarmPhase(*farmN, *farmLatency, *farmSteady, page == "tiny", *memLimit); err != nil {
 				fmt.Fprintln(os.Stderr, "loadtest:", err)
 				os.Exit(1)
 			}
