@@ -56,3 +56,34 @@ func TestSitedefTestReportsEveryBadCase(t *testing.T) {
 		}
 	}
 }
+
+// TestSitedefTestChecksSandbox: a second sandbox_default for one endpoint (a copied case keeps the
+// original's), which asa serve would refuse at start, fails asa sitedef test and names both cases.
+func TestSitedefTestChecksSandbox(t *testing.T) {
+	fx := t.TempDir()
+	for _, name := range []string{"top-week", "top-week-copy"} {
+		dir := filepath.Join(fx, "reddit", "subreddit", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"case.yaml", "page.json", "expected.json"} {
+			b, err := os.ReadFile(filepath.Join("../../fixtures/reddit/subreddit/top-week", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"sitedef", "test", "--sitedefs", "../../sitedefs", "--fixtures", fx}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	want := "FAIL sandbox\n  sandbox case reddit.subreddit/top-week-copy: top-week is already the default of reddit.subreddit"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
+	}
+}

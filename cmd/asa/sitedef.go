@@ -235,6 +235,13 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err == nil {
 			passed += runs - len(problems)
 		}
+		// asa serve answers sandbox keys from these cases and refuses to start when it cannot index
+		// them (two defaults of one endpoint, a missing page): an author learns it here, not there.
+		if _, err := fixture.NewSandbox(os.DirFS(*fixtures), reg); err != nil {
+			report("sandbox", err)
+		} else {
+			passed++
+		}
 	}
 	if *corpus != "" {
 		exps, err := fixture.LoadExpectations(filepath.Join(*fixtures, "corpus"))
