@@ -13,19 +13,7 @@ import (
 // file:line:col, the other bad file too, and the good case still runs; the run fails.
 func TestSitedefTestReportsEveryBadCase(t *testing.T) {
 	fx := t.TempDir()
-	good := filepath.Join(fx, "reddit", "subreddit", "top-week")
-	if err := os.MkdirAll(good, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"case.yaml", "page.json", "expected.json"} {
-		b, err := os.ReadFile(filepath.Join("../../fixtures/reddit/subreddit/top-week", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(good, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyTopWeek(t, fx, "top-week", nil)
 	bad := map[string]string{
 		"typo":    "params: {query: pics}\nresponses:\n  page: {body: page.json}\nexpect:\n  output: expected.json\n  lose: {title: present}\n",
 		"matcher": "params: {query: pics}\nresponses:\n  page: {body: page.json}\nexpect:\n  output: expected.json\n  loose: {posts: 'mincout:1'}\n",
@@ -61,21 +49,8 @@ func TestSitedefTestReportsEveryBadCase(t *testing.T) {
 // original's), which asa serve would refuse at start, fails asa sitedef test and names both cases.
 func TestSitedefTestChecksSandbox(t *testing.T) {
 	fx := t.TempDir()
-	for _, name := range []string{"top-week", "top-week-copy"} {
-		dir := filepath.Join(fx, "reddit", "subreddit", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{"case.yaml", "page.json", "expected.json"} {
-			b, err := os.ReadFile(filepath.Join("../../fixtures/reddit/subreddit/top-week", f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	copyTopWeek(t, fx, "top-week", nil)
+	copyTopWeek(t, fx, "top-week-copy", nil)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"sitedef", "test", "--sitedefs", "../../sitedefs", "--fixtures", fx}, &stdout, &stderr)
 	out := stdout.String()
@@ -85,5 +60,47 @@ func TestSitedefTestChecksSandbox(t *testing.T) {
 	want := "FAIL sandbox\n  sandbox case reddit.subreddit/top-week-copy: top-week is already the default of reddit.subreddit"
 	if !strings.Contains(out, want) {
 		t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
+	}
+}
+
+// TestSitedefTestFindsUnreachableCase: a copied case whose parameters the original answers is never
+// shown to a sandbox key; asa sitedef test names it.
+func TestSitedefTestFindsUnreachableCase(t *testing.T) {
+	fx := t.TempDir()
+	copyTopWeek(t, fx, "top-week", nil)
+	copyTopWeek(t, fx, "top-week-copy", func(b []byte) []byte {
+		return bytes.Replace(b, []byte("sandbox_default: true\n"), nil, 1)
+	})
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"sitedef", "test", "--sitedefs", "../../sitedefs", "--fixtures", fx}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	want := "FAIL sandbox\n  reddit.subreddit/top-week-copy: its parameters choose top-week; give it parameters of its own"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
+	}
+}
+
+// copyTopWeek copies the reddit.subreddit/top-week case into fx under name, its case.yaml passed
+// through edit when edit is not nil.
+func copyTopWeek(t *testing.T, fx, name string, edit func([]byte) []byte) {
+	t.Helper()
+	dir := filepath.Join(fx, "reddit", "subreddit", name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"case.yaml", "page.json", "expected.json"} {
+		b, err := os.ReadFile(filepath.Join("../../fixtures/reddit/subreddit/top-week", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "case.yaml" && edit != nil {
+			b = edit(b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

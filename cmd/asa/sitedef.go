@@ -241,20 +241,8 @@ func cmdTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			report("sandbox", err)
 		} else {
 			report("sandbox", nil)
-			// A sandbox key reaches a success case by its parameters: a case whose parameters another
-			// case answers (a copied case.yaml) is never shown to anyone.
-			for _, c := range cases {
-				plan := reg.Plan(c.Endpoint) // a family base is not routed: no key reaches its cases
-				if c.Expect.Output == "" || plan == nil {
-					continue
-				}
-				ps, err := plan.Params(fixture.Values(c.Params))
-				if err != nil {
-					continue
-				}
-				if res, err := sb.Resolve(plan, ps, ""); err == nil && res.Case != c.Name {
-					report("sandbox", fmt.Errorf("%s: its parameters choose %s; give it parameters of its own", c.ID(), res.Case))
-				}
+			for _, p := range sb.Unreachable(reg, cases) {
+				report("sandbox", errors.New(p))
 			}
 		}
 	}
