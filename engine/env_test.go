@@ -108,6 +108,49 @@ func TestBuiltMapsAreObjects(t *testing.T) {
 	}
 }
 
+// TestObjectWhoseXPathSelectsNothing: an object selected by XPath is null when its selectors select
+// nothing, rather than an object whose children read the page around it (a knowledge panel's
+// fields picked up from the results below it). Inside a list item the same holds, and an object
+// whose XPath selects falls back through its selectors as before.
+func TestObjectWhoseXPathSelectsNothing(t *testing.T) {
+	reg, errs := loadEnvs(t, `  panel:
+    type: object
+    xpath: //div[@id='panel']
+    fields:
+      title: {type: string, xpath: .//h2}
+  second_choice:
+    type: object
+    select:
+      - xpath: //div[@id='panel']
+      - xpath: //div[@id='side']
+    fields:
+      title: {type: string, xpath: .//h2}
+  cards:
+    type: list<object>
+    xpath: //li
+    fields:
+      name: {type: string, xpath: ./b}
+      badge:
+        type: object
+        xpath: ./i
+        fields:
+          text: {type: string, xpath: .}
+`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	body := "<html><body><div id='side'><h2>Side</h2></div><ul><li><b>one</b><i>new</i></li><li><b>two</b></li></ul><h2>Elsewhere</h2></body></html>"
+	out := fixture.Execute(context.Background(), reg.Plan("envs.item"), url.Values{"query": {"q"}},
+		&fixture.Replay{Replies: map[string]*fixture.Reply{"page": reply(body)}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	want := `{"panel":null,"second_choice":{"title":"Side"},"cards":[{"name":"one","badge":{"text":"new"}},{"name":"two","badge":null}]}`
+	if got := string(out.JSON); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // TestXPathGroupsAndUnions runs positions of a group and unions through a whole plan, in a list
 // item (native evaluation) and where antchfx evaluates (a predicate outside the native subset):
 // (X)[last()] is X's last node in document order, and a union's first node is the earlier one.

@@ -20,10 +20,11 @@ func ReadRulesCounted(data []byte, lim RuleLimits) (tokens int, problem string) 
 	return n, ""
 }
 
-// RuleVerdicts checks resp against the rules of p's first step twice: as a run does (matches, which
-// orders the work and stops early) and by evaluating every part of every matcher (allParts). A
-// rule's two verdicts must be equal.
-func RuleVerdicts(p *Plan, resp *Response) (ids []string, got, want []bool) {
+// RuleVerdicts checks resp against the rules of p's first step three times: as a run does (matches,
+// which orders the work and stops early), by evaluating every part of every matcher (allParts), and
+// without the tree or the scan (settle, first, before anything builds them: 0 no, 1 yes, 2 cannot
+// tell). A rule's first two verdicts must be equal, and the third, when it tells, equal to them.
+func RuleVerdicts(p *Plan, resp *Response) (ids []string, got, want []bool, settled []int8) {
 	st := p.steps[0]
 	r := p.newRun(context.Background(), Params{}, nil, 1, map[string]any{"number": 1, "cursor": nil})
 	sr := r.parse(st, resp)
@@ -40,11 +41,17 @@ func RuleVerdicts(p *Plan, resp *Response) (ids []string, got, want []bool) {
 		if rl.step >= 0 && rl.step != st.index {
 			continue
 		}
+		settled = append(settled, int8(r.settle(rl.match, sr)))
+	}
+	for _, rl := range p.rules {
+		if rl.step >= 0 && rl.step != st.index {
+			continue
+		}
 		ids = append(ids, rl.id)
 		got = append(got, r.matches(rl.match, sr))
 		want = append(want, r.allParts(rl.match, sr))
 	}
-	return ids, got, want
+	return ids, got, want, settled
 }
 
 // allParts is matches without its order or its shortcuts: every part is evaluated.

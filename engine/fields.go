@@ -140,20 +140,27 @@ func (r *run) applyLimit(f *field, env map[string]any, v any) any {
 // XPath children, or item for expressions.
 func (r *run) object(f *field, env map[string]any, ctx xpath.NodeNavigator, depth int) (any, error) {
 	item := env["item"]
+	missed := false
 	for _, s := range f.sels {
 		if s.kind == selXPath {
 			nodes := r.nodes(s, r.xpathBase(s, ctx))
 			if len(nodes) > 0 {
 				ctx = nodes[0]
+				missed = false
 				break
 			}
+			missed = true
 			continue
 		}
+		missed = false
 		x, err := r.selectOne(s, ctx, env, kAny)
 		if err == nil && !isEmpty(x) {
 			item = x
 			break
 		}
+	}
+	if missed {
+		return nil, nil
 	}
 	obj := map[string]any{}
 	cenv := r.childEnv(obj, item, 0, nil)

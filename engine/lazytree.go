@@ -302,3 +302,85 @@ func (r *run) scanXPath(m *matcher, sr *stepResult) int {
 	}
 	return scanUnknown
 }
+
+// What a rule's matcher says of a response before the tree is built or the body scanned.
+type verdict int8
+
+const (
+	verdictNo verdict = iota
+	verdictYes
+	verdictUnknown // only the tree or the scan can tell
+)
+
+// settle is matches without the tree or the scan: a rule of a lazily built tree is first settled
+// from what costs neither where it can be. Walmart's bot check asks for a page without the
+// __NEXT_DATA__ script (the scan of every tag, 0.7 ms of a 480 kB product page) and with one of a
+// captcha div, a /blocked URL or two strings; matches takes the first part first, as written, so
+// it scanned every product page to learn what the second part, which no product page has, settles
+// alone. settle answers yes only where matches would, and no only where matches would: a scan
+// XPath none of whose literals the body has selects nothing (scanXPath says the same).
+func (r *run) settle(m *matcher, sr *stepResult) verdict {
+	if m == nil {
+		return verdictNo
+	}
+	if len(m.status) > 0 && !slices.Contains(m.status, sr.status) ||
+		m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) ||
+		m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
+		return verdictNo
+	}
+	out := verdictYes
+	// and folds one part's verdict into out, reporting whether it settles m as no.
+	and := func(v verdict) bool {
+		if v == verdictUnknown {
+			out = verdictUnknown
+		}
+		return v == verdictNo
+	}
+	if m.xpath != nil {
+		v := verdictUnknown
+		if m.scan && sr.literalsAbsent(m) {
+			v = verdictNo
+		}
+		if and(v) {
+			return verdictNo
+		}
+	}
+	if m.expr != nil && !m.exprBody && !r.matchExpr(m) {
+		return verdictNo
+	}
+	if m.not != nil {
+		switch r.settle(m.not, sr) {
+		case verdictYes:
+			return verdictNo
+		case verdictUnknown:
+			out = verdictUnknown
+		}
+	}
+	for _, a := range m.all {
+		if and(r.settle(a, sr)) {
+			return verdictNo
+		}
+	}
+	if len(m.any) > 0 {
+		v := verdictNo
+	anyLoop:
+		for _, a := range m.any {
+			switch r.settle(a, sr) {
+			case verdictYes:
+				v = verdictYes
+				break anyLoop
+			case verdictUnknown:
+				v = verdictUnknown
+			}
+		}
+		if and(v) {
+			return verdictNo
+		}
+	}
+	if m.expr != nil && m.exprBody && !r.matchExpr(m) ||
+		m.bodyContains != "" && regexfast.IndexBytes(sr.body, m.bodyContains) < 0 ||
+		m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
+		return verdictNo
+	}
+	return out
+}

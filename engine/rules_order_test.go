@@ -13,12 +13,13 @@ import (
 
 // TestRuleOrderIsPure: matches checks the body searches last and stops at the first failing part;
 // on every corpus page, each rule of the page's endpoint gives the verdict it gives with every part
-// evaluated.
+// evaluated, and so does settle (the verdict without the tree or the scan) wherever it tells.
 func TestRuleOrderIsPure(t *testing.T) {
 	skipUnderRace(t)
 	corpus, reg, exps := loadCorpus(t, engine.New())
 	seen := map[[2]string]bool{}
 	pages, matched := 0, 0
+	var told [2]int // rules settled no and yes without the tree
 	for _, e := range exps {
 		k := [2]string{e.Endpoint, e.Page}
 		if e.Page == "" || seen[k] {
@@ -43,7 +44,7 @@ func TestRuleOrderIsPure(t *testing.T) {
 		}
 		resp := &engine.Response{Status: status, URL: url, Body: body,
 			Header: http.Header{"Content-Type": {fixture.ContentType(e.Page)}}}
-		ids, got, want := engine.RuleVerdicts(plan, resp)
+		ids, got, want, settled := engine.RuleVerdicts(plan, resp)
 		pages++
 		for i := range ids {
 			if want[i] {
@@ -52,13 +53,24 @@ func TestRuleOrderIsPure(t *testing.T) {
 			if got[i] != want[i] {
 				t.Errorf("%s on %s: rule %s says %v, its parts say %v", e.Endpoint, e.Page, ids[i], got[i], want[i])
 			}
+			if settled[i] < 2 {
+				told[settled[i]]++
+				if (settled[i] == 1) != want[i] {
+					t.Errorf("%s on %s: rule %s is settled %v without the tree, its parts say %v", e.Endpoint, e.Page, ids[i], settled[i] == 1, want[i])
+				}
+			}
 		}
 	}
 	// The corpus has blocked and not-found pages: the rules are seen to match, not only to fail.
 	if pages < 100 || matched < 10 {
 		t.Errorf("%d pages, %d matching rules: the corpus was not read", pages, matched)
 	}
-	t.Logf("%d pages, %d matching rules", pages, matched)
+	// Most rules are settled no from the status, the URL or a literal the page lacks; some match
+	// from the response alone (a 404 status).
+	if told[0] < 1000 || told[1] < 5 {
+		t.Errorf("settle told no %d times and yes %d times", told[0], told[1])
+	}
+	t.Logf("%d pages, %d matching rules; settled without the tree: %d no, %d yes", pages, matched, told[0], told[1])
 }
 
 // loadCorpus loads the catalogue with e and the corpus expectations, or skips the test in -short

@@ -778,6 +778,14 @@ func (r *run) checkRules(st *step, sr *stepResult, statusOnly bool) (*rule, erro
 		if statusOnly && !rl.match.namesStatus(sr.status) {
 			continue
 		}
+		if sr.lazy && !sr.scanDone {
+			switch r.settle(rl.match, sr) {
+			case verdictNo:
+				continue
+			case verdictYes:
+				return rl, nil
+			}
+		}
 		if r.matches(rl.match, sr) {
 			return rl, nil
 		}
