@@ -203,6 +203,57 @@ func foldAnchor(name string) int {
 // literalsAbsent reports whether sr's body shows that no element has any of m's literals: none
 // is in the body, and no character reference stands for a letter or digit.
 func (sr *stepResult) literalsAbsent(m *matcher) bool {
+	k := searchKey{m, searchScanLiterals}
+	if v, ok := sr.searched[k]; ok {
+		return v
+	}
+	v := sr.scanLiteralsAbsent(m)
+	if sr.searched != nil {
+		sr.searched[k] = v
+	}
+	return v
+}
+
+// bodyHas reports whether sr's body holds m's body_contains.
+func (sr *stepResult) bodyHas(m *matcher) bool {
+	k := searchKey{m, searchContains}
+	if v, ok := sr.searched[k]; ok {
+		return v
+	}
+	v := regexfast.IndexBytes(sr.body, m.bodyContains) >= 0
+	if sr.searched != nil {
+		sr.searched[k] = v
+	}
+	return v
+}
+
+// bodyMatches reports whether m's body_matches matches sr's body.
+func (sr *stepResult) bodyMatches(m *matcher) bool {
+	k := searchKey{m, searchRegexp}
+	if v, ok := sr.searched[k]; ok {
+		return v
+	}
+	v := m.bodyRe.Match(sr.body)
+	if sr.searched != nil {
+		sr.searched[k] = v
+	}
+	return v
+}
+
+// A searchKey names one search of a body for a matcher (stepResult.searched).
+type searchKey struct {
+	m    *matcher
+	what int8
+}
+
+const (
+	searchScanLiterals int8 = iota
+	searchContains
+	searchRegexp
+)
+
+// scanLiteralsAbsent is literalsAbsent's search.
+func (sr *stepResult) scanLiteralsAbsent(m *matcher) bool {
 	if m.scanRuns == nil {
 		return false
 	}
@@ -323,6 +374,9 @@ func (r *run) settle(m *matcher, sr *stepResult) verdict {
 	if m == nil {
 		return verdictNo
 	}
+	if sr.searched == nil {
+		sr.searched = map[searchKey]bool{}
+	}
 	if len(m.status) > 0 && !slices.Contains(m.status, sr.status) ||
 		m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) ||
 		m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
@@ -378,8 +432,8 @@ func (r *run) settle(m *matcher, sr *stepResult) verdict {
 		}
 	}
 	if m.expr != nil && m.exprBody && !r.matchExpr(m) ||
-		m.bodyContains != "" && regexfast.IndexBytes(sr.body, m.bodyContains) < 0 ||
-		m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
+		m.bodyContains != "" && !sr.bodyHas(m) ||
+		m.bodyRe != nil && !sr.bodyMatches(m) {
 		return verdictNo
 	}
 	return out

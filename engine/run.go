@@ -18,7 +18,6 @@ import (
 	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/funcs"
-	"asa/engine/regexfast"
 	"asa/engine/universal"
 	"asa/engine/xpatheval"
 )
@@ -80,6 +79,9 @@ type stepResult struct {
 	scanDoc          *html.Node
 	scanSure         []*html.Node
 	scanDone, scanOK bool
+	// searched keeps the body searches of the rules' matchers once settle has made them (nil
+	// before: matches alone makes each search once), so that matches does not repeat them.
+	searched map[searchKey]bool
 	// refsAlnum: whether a character reference of the body may stand for a letter or digit
 	// (dom.RefsMayYieldAlnum), once asked: 0 not yet, 1 no, 2 yes.
 	refsAlnum int8
@@ -856,10 +858,10 @@ func (r *run) matches(m *matcher, sr *stepResult) bool {
 	if m.expr != nil && m.exprBody && !r.matchExpr(m) {
 		return false
 	}
-	if m.bodyContains != "" && regexfast.IndexBytes(sr.body, m.bodyContains) < 0 {
+	if m.bodyContains != "" && !sr.bodyHas(m) {
 		return false
 	}
-	if m.bodyRe != nil && !m.bodyRe.Match(sr.body) {
+	if m.bodyRe != nil && !sr.bodyMatches(m) {
 		return false
 	}
 	return true
