@@ -844,8 +844,17 @@ func (c *compiler) compileField(name string, f *sitedef.Field, listParent *field
 	if len(f.Select) > 0 && len(out.sels) > 0 {
 		c.errAt(f, "%s: give an inline selector or select:, not both", what)
 	}
+	// A field-level from with select: is the step of every selector that names none (as a
+	// field-level transform applies to each), rather than ignored.
+	fieldFrom := -1
+	if len(f.Select) > 0 && f.Selector.From != "" {
+		fieldFrom = c.stepRef(&f.Selector.From, what)
+	}
 	for i := range f.Select {
 		if sel := c.compileSelector(&f.Select[i], fmt.Sprintf("%s select[%d]", what, i), inList); sel != nil {
+			if f.Select[i].From == "" {
+				sel.from = max(sel.from, fieldFrom)
+			}
 			out.sels = append(out.sels, sel)
 		} else {
 			c.errAt(&f.Select[i], "%s select[%d]: give one of xpath, expr, regex, const", what, i)

@@ -151,6 +151,62 @@ func TestObjectWhoseXPathSelectsNothing(t *testing.T) {
 	}
 }
 
+// TestFieldFromAppliesToSelect: a field-level from is the step of each of its select: selectors
+// that names none; a selector's own from wins.
+func TestFieldFromAppliesToSelect(t *testing.T) {
+	endpoint := `kind: endpoint
+resource: item
+summary: Two steps, fields reading the first.
+params:
+  query: {type: string, required: true}
+steps:
+  - id: page
+    request: {url: "https://www.envs.example/${ params.query }"}
+  - id: embed
+    request: {url: "https://www.envs.example/embed"}
+fields:
+  inherited:
+    type: string
+    from: page
+    select:
+      - xpath: //h1
+      - regex: '<b>([a-z]+)</b>'
+  own:
+    type: string
+    from: page
+    select:
+      - {xpath: //h1, from: embed}
+  regex_inherited:
+    type: string
+    from: page
+    select:
+      - regex: '<b>([a-z]+)</b>'
+  last_step:
+    type: string
+    select:
+      - xpath: //h1
+`
+	reg, diags := registry.Load(engine.New(), fstest.MapFS{
+		"envs/site.yaml": {Data: []byte(envSite)},
+		"envs/item.yaml": {Data: []byte(endpoint)},
+	})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	out := fixture.Execute(context.Background(), reg.Plan("envs.item"), url.Values{"query": {"q"}},
+		&fixture.Replay{Replies: map[string]*fixture.Reply{
+			"page":  reply("<html><body><h1>page title</h1><b>word</b></body></html>"),
+			"embed": reply("<html><body><h1>embed title</h1></body></html>"),
+		}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	want := `{"inherited":"page title","own":"embed title","regex_inherited":"word","last_step":"embed title"}`
+	if got := string(out.JSON); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // TestXPathGroupsAndUnions runs positions of a group and unions through a whole plan, in a list
 // item (native evaluation) and where antchfx evaluates (a predicate outside the native subset):
 // (X)[last()] is X's last node in document order, and a union's first node is the earlier one.

@@ -157,7 +157,7 @@ type Selector struct {
 	Regex     string `yaml:"regex" doc:"Regular expression over the step body: first capture group, or the match."`
 	Const     any    `yaml:"const" doc:"A constant value."`
 	All       bool   `yaml:"all" doc:"Keep every node or match as a list."`
-	From      string `yaml:"from" doc:"Step whose document xpath and regex read (default: the last step run)."`
+	From      string `yaml:"from" doc:"Step whose document xpath and regex read (default: the last step run; on a field with select:, the default of each of its selectors)."`
 	Transform string `yaml:"transform" doc:"Expression over value, the selector's result."`
 }
 
