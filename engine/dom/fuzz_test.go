@@ -228,3 +228,20 @@ func depthOf(v any) int {
 	}
 	return 0
 }
+
+// FuzzJSLiteralsAsNull: valid JSON is never rewritten (it has no bare undefined, NaN or
+// Infinity), and a rewrite grows the input by at most a third (NaN to null, the worst case).
+func FuzzJSLiteralsAsNull(f *testing.F) {
+	for _, s := range []string{`{"a": undefined}`, `[NaN, -Infinity, "NaN"]`, `{"a": "\"undefined"}`, `[undefinedx]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, ok := JSLiteralsAsNull(in)
+		if ok && json.Valid(in) {
+			t.Fatalf("rewrote valid JSON %q to %q", in, out)
+		}
+		if len(out) > len(in)+len(in)/3+1 {
+			t.Fatalf("%d bytes from %d", len(out), len(in))
+		}
+	})
+}

@@ -312,3 +312,55 @@ func nextSignificant(b []byte, i int) byte {
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// JSLiteralsAsNull returns b with the JavaScript values JSON has no word for (undefined, NaN,
+// Infinity, -Infinity) written as null wherever one stands as a value outside strings, and ok
+// false when b has none. A page's state object is often a JavaScript literal rather than JSON
+// (tumblr's window['___INITIAL_STATE___'] holds undefined), which the JSON decoders refuse whole.
+// One pass; a string is skipped with stringEnd.
+func JSLiteralsAsNull(b []byte) (out []byte, ok bool) {
+	var prev byte // the last byte outside strings and whitespace
+	from := 0     // b[from:] is not copied to out yet
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			if i = stringEnd(b, i+1); i < 0 {
+				return nil, false
+			}
+			prev = '"'
+			continue
+		}
+		if prev == ':' || prev == ',' || prev == '[' {
+			if n := jsLiteralLen(b[i:]); n > 0 {
+				out = append(append(out, b[from:i]...), "null"...)
+				from = i + n
+				i += n - 1
+				prev = 'l'
+				continue
+			}
+		}
+		prev = c
+	}
+	if out == nil {
+		return nil, false
+	}
+	return append(out, b[from:]...), true
+}
+
+// jsLiteralLen is the length of the JavaScript value JSON lacks that b starts with, as a whole
+// word; 0 when b starts with none.
+func jsLiteralLen(b []byte) int {
+	for _, w := range [...]string{"undefined", "NaN", "Infinity", "-Infinity"} {
+		if len(b) >= len(w) && string(b[:len(w)]) == w && (len(b) == len(w) || !identByte(b[len(w)])) {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+}

@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"regexp"
@@ -372,4 +373,39 @@ func FuzzScans(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkScans(t, b) })
+}
+
+// TestJSLiteralsAsNull: the JavaScript values JSON lacks become null where they stand as values,
+// never inside strings, in keys' places or as part of a longer word.
+func TestJSLiteralsAsNull(t *testing.T) {
+	for _, c := range []struct {
+		in, want string // want "" when nothing is rewritten
+	}{
+		{`{"a": undefined, "b": 1}`, `{"a": null, "b": 1}`},
+		{`[NaN,Infinity, -Infinity ,undefined]`, `[null,null, null ,null]`},
+		{`{"a":"undefined","b":"x\" undefined"}`, ""},
+		{`{"a": undefinedValue}`, ""},
+		{`{"a": 1}`, ""},
+		{`{"a": [1, {"b": undefined}]}`, `{"a": [1, {"b": null}]}`},
+		{`{"a": "unterminated`, ""},
+		{`{undefined: 1}`, ""},
+	} {
+		out, ok := JSLiteralsAsNull([]byte(c.in))
+		if ok != (c.want != "") || string(out) != c.want {
+			t.Errorf("JSLiteralsAsNull(%q) = %q, %v; want %q", c.in, out, ok, c.want)
+		}
+	}
+}
+
+// A state script of tumblr's kind, a JavaScript literal with undefined in it, is read as script
+// JSON.
+func TestScriptJSONUndefined(t *testing.T) {
+	body := []byte(`<script>window['___INITIAL_STATE___'] = {"a": undefined, "b": [1, NaN], "c": "undefined"};</script>`)
+	v, err := ScriptJSON(body, regexp.MustCompile(`___INITIAL_STATE___'\]\s*=`))
+	if err != nil || v == nil {
+		t.Fatalf("not decoded: %v", err)
+	}
+	if got, _ := json.Marshal(v); string(got) != `{"a":null,"b":[1,null],"c":"undefined"}` {
+		t.Errorf("got %s", got)
+	}
 }

@@ -264,6 +264,15 @@ func decodeBalanced(b []byte, text *jsonText) (any, error) {
 	if err == nil && text != nil {
 		text.text = b[:end]
 	}
+	if err != nil {
+		// A JavaScript literal rather than JSON: its text is not JSON, so it is not kept as the
+		// value's text (text.text) for later reads.
+		if fixed, ok := JSLiteralsAsNull(b[:end]); ok {
+			if w, ferr := unmarshal(fixed); ferr == nil {
+				return w, nil
+			}
+		}
+	}
 	return v, err
 }
 

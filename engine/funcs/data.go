@@ -659,6 +659,12 @@ func parseJSON(s string) (any, bool) {
 	}
 	var v any
 	if err := json.NewDecoder(strings.NewReader(s)).Decode(&v); err != nil {
+		// A JavaScript literal with undefined, NaN or Infinity as values.
+		if fixed, ok := dom.JSLiteralsAsNull([]byte(s)); ok {
+			if w, ok := dom.DecodeJSONPrefixString(string(fixed)); ok {
+				return w, true
+			}
+		}
 		return nil, false
 	}
 	return v, true

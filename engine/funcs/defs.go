@@ -726,7 +726,8 @@ func (s *Set) definitions() []def {
 		{
 			name: "parseJSON", group: groupData, sig: "parseJSON(s) → any | nil",
 			summary: "The first JSON value in s (what follows it is ignored, so a `{...};` captured from a script " +
-				"decodes); nil when s does not start with JSON. Numbers decode as floats. A value that is already " +
+				"decodes); nil when s does not start with JSON. Numbers decode as floats. A JavaScript literal's " +
+				"undefined, NaN and Infinity values, which JSON lacks, decode as null. A value that is already " +
 				"decoded (a map or list) is returned as it is.",
 			types: []any{tA},
 			fn: func(args ...any) (any, error) {
@@ -750,6 +751,7 @@ func (s *Set) definitions() []def {
 			examples: ex(
 				"parseJSON(`{\"a\": [1, 2.5, \"x\"]}`)", `{"a":[1,2.5,"x"]}`,
 				"parseJSON(`{\"a\": 1}; var b = 2;`)", `{"a":1}`,
+				"parseJSON(`{\"a\": undefined, \"b\": [NaN, \"undefined\"]}`)", `{"a":null,"b":[null,"undefined"]}`,
 				`parseJSON("<html>")`, `null`,
 			),
 		},
