@@ -203,37 +203,26 @@ func foldAnchor(name string) int {
 // literalsAbsent reports whether sr's body shows that no element has any of m's literals: none
 // is in the body, and no character reference stands for a letter or digit.
 func (sr *stepResult) literalsAbsent(m *matcher) bool {
-	k := searchKey{m, searchScanLiterals}
-	if v, ok := sr.searched[k]; ok {
-		return v
-	}
-	v := sr.scanLiteralsAbsent(m)
-	if sr.searched != nil {
-		sr.searched[k] = v
-	}
-	return v
+	return sr.search(searchKey{m, searchScanLiterals}, func() bool { return sr.scanLiteralsAbsent(m) })
 }
 
 // bodyHas reports whether sr's body holds m's body_contains.
 func (sr *stepResult) bodyHas(m *matcher) bool {
-	k := searchKey{m, searchContains}
-	if v, ok := sr.searched[k]; ok {
-		return v
-	}
-	v := regexfast.IndexBytes(sr.body, m.bodyContains) >= 0
-	if sr.searched != nil {
-		sr.searched[k] = v
-	}
-	return v
+	return sr.search(searchKey{m, searchContains}, func() bool { return regexfast.IndexBytes(sr.body, m.bodyContains) >= 0 })
 }
 
 // bodyMatches reports whether m's body_matches matches sr's body.
 func (sr *stepResult) bodyMatches(m *matcher) bool {
-	k := searchKey{m, searchRegexp}
+	return sr.search(searchKey{m, searchRegexp}, func() bool { return m.bodyRe.Match(sr.body) })
+}
+
+// search is the answer of the search k names: kept from an earlier one once settle has made
+// sr.searched, else run.
+func (sr *stepResult) search(k searchKey, run func() bool) bool {
 	if v, ok := sr.searched[k]; ok {
 		return v
 	}
-	v := m.bodyRe.Match(sr.body)
+	v := run()
 	if sr.searched != nil {
 		sr.searched[k] = v
 	}
