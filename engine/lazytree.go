@@ -360,70 +360,8 @@ const (
 // alone. settle answers yes only where matches would, and no only where matches would: a scan
 // XPath none of whose literals the body has selects nothing (scanXPath says the same).
 func (r *run) settle(m *matcher, sr *stepResult) verdict {
-	if m == nil {
-		return verdictNo
-	}
 	if sr.searched == nil {
 		sr.searched = map[searchKey]bool{}
 	}
-	if len(m.status) > 0 && !slices.Contains(m.status, sr.status) ||
-		m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) ||
-		m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
-		return verdictNo
-	}
-	out := verdictYes
-	// and folds one part's verdict into out, reporting whether it settles m as no.
-	and := func(v verdict) bool {
-		if v == verdictUnknown {
-			out = verdictUnknown
-		}
-		return v == verdictNo
-	}
-	if m.xpath != nil {
-		v := verdictUnknown
-		if m.scan && sr.literalsAbsent(m) {
-			v = verdictNo
-		}
-		if and(v) {
-			return verdictNo
-		}
-	}
-	if m.expr != nil && !m.exprBody && !r.matchExpr(m) {
-		return verdictNo
-	}
-	if m.not != nil {
-		switch r.settle(m.not, sr) {
-		case verdictYes:
-			return verdictNo
-		case verdictUnknown:
-			out = verdictUnknown
-		}
-	}
-	for _, a := range m.all {
-		if and(r.settle(a, sr)) {
-			return verdictNo
-		}
-	}
-	if len(m.any) > 0 {
-		v := verdictNo
-	anyLoop:
-		for _, a := range m.any {
-			switch r.settle(a, sr) {
-			case verdictYes:
-				v = verdictYes
-				break anyLoop
-			case verdictUnknown:
-				v = verdictUnknown
-			}
-		}
-		if and(v) {
-			return verdictNo
-		}
-	}
-	if m.expr != nil && m.exprBody && !r.matchExpr(m) ||
-		m.bodyContains != "" && !sr.bodyHas(m) ||
-		m.bodyRe != nil && !sr.bodyMatches(m) {
-		return verdictNo
-	}
-	return out
+	return r.verdict(m, sr, false)
 }

@@ -801,70 +801,104 @@ func (r *run) checkRules(st *step, sr *stepResult, statusOnly bool) (*rule, erro
 // (steps.page.body contains "..."), come after the checks that can settle the rule without them
 // (compileMatch orders all and any the same way).
 func (r *run) matches(m *matcher, sr *stepResult) bool {
+	return r.verdict(m, sr, true) == verdictYes
+}
+
+// verdict is what m says of sr (see matches). Without tree, an XPath part is not evaluated, as
+// the tree or the scan of a lazily built tree would be needed (settle): it only says no when none
+// of its literals is in the body, else the verdict is unknown unless another part says no.
+func (r *run) verdict(m *matcher, sr *stepResult, tree bool) verdict {
 	if m == nil {
-		return false
+		return verdictNo
 	}
-	if len(m.status) > 0 && !slices.Contains(m.status, sr.status) {
-		return false
+	if len(m.status) > 0 && !slices.Contains(m.status, sr.status) ||
+		m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) ||
+		m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
+		return verdictNo
 	}
-	if m.headerRe != nil && !m.headerRe.MatchString(sr.header.Get(m.headerName)) {
-		return false
-	}
-	if m.finalURL != nil && !m.finalURL.MatchString(sr.url) {
-		return false
-	}
+	out := verdictYes
 	if m.xpath != nil {
-		verdict := scanUnknown
-		if m.scan && sr.lazy {
-			verdict = r.scanXPath(m, sr)
-		}
-		switch verdict {
-		case scanAbsent:
-			return false
-		case scanUnknown:
-			nav := sr.nav()
-			if nav == nil {
-				return false
-			}
-			v := r.xp.Value(m.xpath, nav, false, false)
-			if isEmpty(v) || v == false {
-				return false
-			}
+		switch v := r.xpathVerdict(m, sr, tree); v {
+		case verdictNo:
+			return verdictNo
+		case verdictUnknown:
+			out = verdictUnknown
 		}
 	}
 	if m.expr != nil && !m.exprBody && !r.matchExpr(m) {
-		return false
+		return verdictNo
 	}
-	if m.not != nil && r.matches(m.not, sr) {
-		return false
+	if m.not != nil {
+		switch r.verdict(m.not, sr, tree) {
+		case verdictYes:
+			return verdictNo
+		case verdictUnknown:
+			out = verdictUnknown
+		}
 	}
 	for _, a := range m.all {
-		if !r.matches(a, sr) {
-			return false
+		switch r.verdict(a, sr, tree) {
+		case verdictNo:
+			return verdictNo
+		case verdictUnknown:
+			out = verdictUnknown
 		}
 	}
 	if len(m.any) > 0 {
-		hit := false
+		v := verdictNo
+	anyLoop:
 		for _, a := range m.any {
-			if r.matches(a, sr) {
-				hit = true
-				break
+			switch r.verdict(a, sr, tree) {
+			case verdictYes:
+				v = verdictYes
+				break anyLoop
+			case verdictUnknown:
+				v = verdictUnknown
 			}
 		}
-		if !hit {
-			return false
+		switch v {
+		case verdictNo:
+			return verdictNo
+		case verdictUnknown:
+			out = verdictUnknown
 		}
 	}
-	if m.expr != nil && m.exprBody && !r.matchExpr(m) {
-		return false
+	if m.expr != nil && m.exprBody && !r.matchExpr(m) ||
+		m.bodyContains != "" && !sr.bodyHas(m) ||
+		m.bodyRe != nil && !sr.bodyMatches(m) {
+		return verdictNo
 	}
-	if m.bodyContains != "" && !sr.bodyHas(m) {
-		return false
+	return out
+}
+
+// xpathVerdict is what m's XPath says of sr: whether it selects a node (not false, not empty),
+// from the scan where it answers (scanXPath); without tree, no only where none of its literals is
+// in the body, else unknown.
+func (r *run) xpathVerdict(m *matcher, sr *stepResult, tree bool) verdict {
+	if !tree {
+		if m.scan && sr.literalsAbsent(m) {
+			return verdictNo
+		}
+		return verdictUnknown
 	}
-	if m.bodyRe != nil && !sr.bodyMatches(m) {
-		return false
+	v := scanUnknown
+	if m.scan && sr.lazy {
+		v = r.scanXPath(m, sr)
 	}
-	return true
+	switch v {
+	case scanAbsent:
+		return verdictNo
+	case scanPresent:
+		return verdictYes
+	}
+	nav := sr.nav()
+	if nav == nil {
+		return verdictNo
+	}
+	if x := r.xp.Value(m.xpath, nav, false, false); isEmpty(x) || x == false {
+		return verdictNo
+	}
+	return verdictYes
 }
 
 // matchExpr reports whether m's expr holds.
