@@ -45,41 +45,35 @@ func TestSitedefTestReportsEveryBadCase(t *testing.T) {
 	}
 }
 
-// TestSitedefTestChecksSandbox: a second sandbox_default for one endpoint (a copied case keeps the
-// original's), which asa serve would refuse at start, fails asa sitedef test and names both cases.
+// TestSitedefTestChecksSandbox: asa sitedef test fails and names the cases when a copied case
+// breaks the sandbox: a second sandbox_default for one endpoint (the copy keeps the original's),
+// which asa serve would refuse at start, and a copy whose parameters the original answers, never
+// shown to a sandbox key.
 func TestSitedefTestChecksSandbox(t *testing.T) {
-	fx := t.TempDir()
-	copyTopWeek(t, fx, "top-week", nil)
-	copyTopWeek(t, fx, "top-week-copy", nil)
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"sitedef", "test", "--sitedefs", "../../sitedefs", "--fixtures", fx}, &stdout, &stderr)
-	out := stdout.String()
-	if code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
-	want := "FAIL sandbox\n  sandbox case reddit.subreddit/top-week-copy: top-week is already the default of reddit.subreddit"
-	if !strings.Contains(out, want) {
-		t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
-	}
-}
-
-// TestSitedefTestFindsUnreachableCase: a copied case whose parameters the original answers is never
-// shown to a sandbox key; asa sitedef test names it.
-func TestSitedefTestFindsUnreachableCase(t *testing.T) {
-	fx := t.TempDir()
-	copyTopWeek(t, fx, "top-week", nil)
-	copyTopWeek(t, fx, "top-week-copy", func(b []byte) []byte {
-		return bytes.Replace(b, []byte("sandbox_default: true\n"), nil, 1)
-	})
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"sitedef", "test", "--sitedefs", "../../sitedefs", "--fixtures", fx}, &stdout, &stderr)
-	out := stdout.String()
-	if code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
-	want := "FAIL sandbox\n  reddit.subreddit/top-week-copy: its parameters choose top-week; give it parameters of its own"
-	if !strings.Contains(out, want) {
-		t.Errorf("output lacks %q:\n%s%s", want, out, stderr.String())
+	for _, c := range []struct {
+		name string
+		edit func([]byte) []byte // applied to the copy's case.yaml
+		want string
+	}{
+		{"second default", nil,
+			"FAIL sandbox\n  sandbox case reddit.subreddit/top-week-copy: top-week is already the default of reddit.subreddit"},
+		{"unreachable copy", func(b []byte) []byte { return bytes.Replace(b, []byte("sandbox_default: true\n"), nil, 1) },
+			"FAIL sandbox\n  reddit.subreddit/top-week-copy: its parameters choose top-week; give it parameters of its own"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fx := t.TempDir()
+			copyTopWeek(t, fx, "top-week", nil)
+			copyTopWeek(t, fx, "top-week-copy", c.edit)
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"sitedef", "test", "--sitedefs", "../../sitedefs", "--fixtures", fx}, &stdout, &stderr)
+			out := stdout.String()
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if !strings.Contains(out, c.want) {
+				t.Errorf("output lacks %q:\n%s%s", c.want, out, stderr.String())
+			}
+		})
 	}
 }
 
