@@ -230,19 +230,32 @@ func (h *HTMLNavigator) MoveTo(other xpath.NodeNavigator) bool {
 
 // Compare orders two navigators of one HTML document in document order (an element before its
 // attributes, attributes in source order, then its descendants): -1, 0 or 1.
-func Compare(a, b *HTMLNavigator) int {
-	if a.curr == b.curr {
+func Compare(a, b *HTMLNavigator) int { return CompareNodes(a.curr, a.attr, b.curr, b.attr) }
+
+// OrderNodes is Order of two HTML navigators given by their nodes and attribute indexes (-1: the
+// node itself), with no navigator built: an element's attributes compare equal.
+func OrderNodes(a *html.Node, aAttr int, b *html.Node, bAttr int) int {
+	if a == b && aAttr >= 0 && bAttr >= 0 {
+		return 0
+	}
+	return CompareNodes(a, aAttr, b, bAttr)
+}
+
+// CompareNodes is Compare of two navigators given by their nodes and attribute indexes (-1: the
+// node itself).
+func CompareNodes(a *html.Node, aAttr int, b *html.Node, bAttr int) int {
+	if a == b {
 		switch {
-		case a.attr == b.attr:
+		case aAttr == bAttr:
 			return 0
-		case a.attr < b.attr:
+		case aAttr < bAttr:
 			return -1
 		}
 		return 1
 	}
 	// Unions and groups are sorted with this, hundreds of comparisons a page: it climbs from both
 	// nodes to their common ancestor in place, with no list of ancestors per comparison.
-	x, y := a.curr, b.curr
+	x, y := a, b
 	dx, dy := depth(x), depth(y)
 	for ; dx > dy; dx-- {
 		x = x.Parent
@@ -251,7 +264,7 @@ func Compare(a, b *HTMLNavigator) int {
 		y = y.Parent
 	}
 	if x == y { // one is an ancestor of the other
-		if x == a.curr {
+		if x == a {
 			return -1
 		}
 		return 1

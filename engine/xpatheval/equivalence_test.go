@@ -980,3 +980,60 @@ func FuzzASCIITranslation(f *testing.F) {
 		}
 	})
 }
+
+// A union's (or a group's) first node comes from its branches' first nodes only where each
+// branch's first is its earliest; a child step after a descendant one is not, on nested contexts:
+// the outer div's <p> child comes after the inner div's.
+func TestUnionFirstFromBranchFirsts(t *testing.T) {
+	root, err := dom.ParseHTML([]byte(`<div id="o"><div class="i"><p>inner</p><b title="t1">b1</b></div>` +
+		`<p>outer</p><span title="t2">s</span><b>b2</b></div>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		src     string
+		ordered bool
+	}{
+		{".//div/p | .//span", false},
+		{".//div//p | .//span", true},
+		{".//span | .//div//p", true},
+		{"./div/p | .//b", true},
+		{".//b/@title | .//span/@title", true},
+		{".//span/@title | .//b/@title", true},
+		{"(.//div/p | .//span)[1]", true}, // the group picks one context: the path after it is ordered
+		{"(.//div//p | .//b)[1]", true},
+		{"(.//b | .//span)[1]/@title", true},
+		{".//div[1]//p | .//span", false},
+	}
+	for _, tt := range tests {
+		nx := compileNative(tt.src)
+		if nx == nil {
+			t.Fatalf("%s: not native", tt.src)
+		}
+		ordered := true
+		for _, b := range nx.branches {
+			ordered = ordered && b.firstEarliest
+		}
+		if ordered != tt.ordered {
+			t.Errorf("%s: ordered %v, want %v", tt.src, ordered, tt.ordered)
+		}
+		x, err := newXPathSel(tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := root; c != nil; c = nextNode(c, root) {
+			if c.Type != html.ElementNode && c.Type != html.DocumentNode {
+				continue
+			}
+			want := firstOf(referenceXPath(x, root, c))
+			if got := describeResult(nx.evalAll(root, c, nil, false)); got != want {
+				t.Errorf("%s from <%s>, first: native %s, antchfx %s", tt.src, c.Data, got, want)
+			}
+			var sub subtree
+			sub.reset(c, nil)
+			if got := describeResult(nx.evalAll(root, c, &sub, false)); got != want {
+				t.Errorf("%s from <%s> with its subtree, first: native %s, antchfx %s", tt.src, c.Data, got, want)
+			}
+		}
+	}
+}

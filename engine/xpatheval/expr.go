@@ -406,6 +406,10 @@ func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool
 			if !all && x.native.wrapper == "" && len(x.native.branches) == 1 {
 				return firstResult(x.native.branches[0], h.Root(), h.Current(), &ev.item, text)
 			}
+			if !all && text && x.native.wrapper == "" {
+				n, at := x.native.earliest(h.Root(), h.Current(), &ev.item)
+				return resultOf(h.Root(), n, at, text)
+			}
 			if !all && !text && x.native.wrapper == "" {
 				// A union's existence: any branch's first node, none of them ordered.
 				for _, b := range x.native.branches {
@@ -507,6 +511,12 @@ func (ev *Evaluator) orderedNodes(o *orderedXPath, ctx xpath.NodeNavigator) []xp
 // navigator were most of their allocations.
 func firstResult(p *nativePath, root, ctx *html.Node, sub *subtree, text bool) any {
 	n, at := p.first(root, ctx, sub)
+	return resultOf(root, n, at, text)
+}
+
+// resultOf is a field's one value from the node (and attribute index, or -1) a path selected
+// first, nil for none.
+func resultOf(root, n *html.Node, at int, text bool) any {
 	switch {
 	case n == nil:
 		return nil

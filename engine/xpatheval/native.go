@@ -44,6 +44,9 @@ type nativePath struct {
 	// needs is what the steps require of the attributes of the nodes they select, when they only
 	// select descendants of the context (see absent.go).
 	needs []attrNeed
+
+	// firstEarliest: the node first finds is the earliest the path selects (see firstIsEarliest).
+	firstEarliest bool
 }
 
 type nativeStep struct {
@@ -91,7 +94,70 @@ func compileNative(src string) *nativeXPath {
 	if len(nx.branches) == 0 {
 		return nil
 	}
+	for _, b := range nx.branches {
+		b.firstEarliest = b.firstIsEarliest()
+	}
 	return nx
+}
+
+// firstIsEarliest reports whether the node first finds is the earliest in document order of those
+// p selects, and stays so among those having p's attribute: a card's (.//h3//a | .//a[@title])[1]
+// or .//strong[...] | .//dl[...] then needs each branch's first node, not each branch's every node
+// sorted. It holds when the contexts of each step come in document order and those of a later
+// step cannot be nested: child steps before any descendant step (siblings' subtrees do not
+// overlap), descendant steps without a position (a nested context's nodes repeat an outer one's),
+// self:: filters and the root. The nodes then come in document order but for repeats.
+func (p *nativePath) firstIsEarliest() bool {
+	if p.dot {
+		return true
+	}
+	desc := false
+	for i := range p.steps {
+		st := &p.steps[i]
+		switch {
+		case st.name == "#root":
+			if i > 0 {
+				return false
+			}
+		case st.self:
+		case st.parent || st.sibling != 0 || st.ancestor || st.preceding:
+			return false
+		case st.descendant:
+			if st.pos > 0 || st.last || st.byParent || st.across > 0 {
+				return false
+			}
+			desc = true
+		case desc:
+			return false // a child step from contexts that may nest
+		}
+	}
+	return true
+}
+
+// earliest returns the union's first node in document order and its attribute's index (-1: the
+// node), or nil, as firstInOrder picks it from eval's nodes (the first of equals: an element's
+// attributes in the order of the branches): a branch whose first node is its earliest
+// (firstEarliest) gives only that node, the others all theirs.
+func (nx *nativeXPath) earliest(root, ctx *html.Node, sub *subtree) (best *html.Node, bestAt int) {
+	bestAt = -1
+	consider := func(n *html.Node, at int) {
+		if best == nil || dom.OrderNodes(n, at, best, bestAt) < 0 {
+			best, bestAt = n, at
+		}
+	}
+	for _, b := range nx.branches {
+		if b.firstEarliest {
+			if n, at := b.first(root, ctx, sub); n != nil {
+				consider(n, at)
+			}
+			continue
+		}
+		for _, nav := range b.eval(root, ctx, sub) {
+			h := nav.(*dom.HTMLNavigator)
+			consider(h.Current(), h.Attr())
+		}
+	}
+	return best, bestAt
 }
 
 func parseNativePath(s string) *nativePath {
@@ -1342,6 +1408,16 @@ func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any
 		}
 		return []xpath.NodeNavigator(nil)
 	}
+	if !all && nx.wrapper == "" {
+		n, at := nx.earliest(root, ctx, sub)
+		switch {
+		case n == nil:
+			return []xpath.NodeNavigator(nil)
+		case at >= 0:
+			return []xpath.NodeNavigator{dom.AttrNavigatorAt(root, n, at)}
+		}
+		return []xpath.NodeNavigator{dom.NavigatorAt(root, n)}
+	}
 	var found []xpath.NodeNavigator
 	for _, b := range nx.branches {
 		found = append(found, b.eval(root, ctx, sub)...)
@@ -1397,6 +1473,10 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 
 // groupNode is the node (X)[N] or (X)[last()] picks: X's nodes in document order, once each.
 func (p *nativePath) groupNode(root, ctx *html.Node, sub *subtree) *html.Node {
+	if p.groupPos == 1 && !p.groupLast && p.group.wrapper == "" {
+		n, _ := p.group.earliest(root, ctx, sub) // the group's branches end on no attribute
+		return n
+	}
 	ns, _ := p.group.eval(root, ctx, sub).([]xpath.NodeNavigator)
 	return p.pick(ns)
 }
