@@ -768,10 +768,19 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 				}
 			}
 		}
-		if nested(from) && b.positional {
+		// Several lists are sorted anyway: whether their nodes nest matters to a position only.
+		// One list is in document order, and so is from: nesting shows between neighbours.
+		isNested := false
+		switch {
+		case len(lists) == 1:
+			isNested = nestedInOrder(from)
+		case b.positional:
+			isNested = nested(from)
+		}
+		if isNested && b.positional {
 			return nil, false
 		}
-		if len(lists) > 1 || nested(from) {
+		if len(lists) > 1 || isNested {
 			got = order(got)
 		}
 		found = append(found, got...)
@@ -953,6 +962,20 @@ func firstInOrder(ns []xpath.NodeNavigator) []xpath.NodeNavigator {
 		}
 	}
 	return ns[best : best+1]
+}
+
+// nestedInOrder is nested for nodes in document order, without a set: when a node is an ancestor
+// of a later one, every node between them is its descendant, the first of them its neighbour, so
+// some node is the descendant of the one before it.
+func nestedInOrder(ns []*html.Node) bool {
+	for i := 1; i < len(ns); i++ {
+		for p := ns[i].Parent; p != nil; p = p.Parent {
+			if p == ns[i-1] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nested reports whether one node of ns is an ancestor of another: their results would interleave.
