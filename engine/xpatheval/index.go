@@ -46,6 +46,10 @@ type fastBranch struct {
 	// an antchfx evaluation, and only the candidates it keeps count against maxCandidates.
 	first *nativePath
 
+	// selfOnly: the branch is its first step alone (and maybe an attribute): a candidate selects
+	// itself or nothing, so one list's answers are in document order, each once, nested or not.
+	selfOnly bool
+
 	// positional: a later step has a position, whose order over nested candidates is antchfx's
 	// own (not document order), so nested candidates go to the original XPath.
 	positional bool
@@ -344,6 +348,7 @@ func analyzeBranch(b string, inUnion bool) *fastBranch {
 	// The rest of the path usually belongs to the native subset: then each candidate is checked on
 	// the node tree directly, cheap enough to take many more candidates than antchfx could.
 	fb.native = parseNativePath("self::" + fb.tag + b[len(m[0]):])
+	fb.selfOnly = fb.native != nil && fb.native.group == nil && len(fb.native.steps) == 1 && fb.native.steps[0].self
 	if fb.native == nil && len(preds) > 0 {
 		fb.first = parseNativePath("self::" + fb.tag + b[len(m[0]):len(b)-len(rest)])
 	}
@@ -772,6 +777,7 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 		// One list is in document order, and so is from: nesting shows between neighbours.
 		isNested := false
 		switch {
+		case b.selfOnly:
 		case len(lists) == 1:
 			isNested = nestedInOrder(from)
 		case b.positional:
