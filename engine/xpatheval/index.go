@@ -46,11 +46,6 @@ type fastBranch struct {
 	// an antchfx evaluation, and only the candidates it keeps count against maxCandidates.
 	first *nativePath
 
-	// present, for a branch without keys or need, is the presence key of an attribute its first
-	// step requires (starts-with(@data-tl-id, 'ProductTile') requires data-tl-id): the elements
-	// that have it are the candidates when they are fewer than those of the tag (every div).
-	present string
-
 	// selfOnly: the branch is its first step alone (and maybe an attribute): a candidate selects
 	// itself or nothing, so one list's answers are in document order, each once, nested or not.
 	selfOnly bool
@@ -269,10 +264,6 @@ func (fx *fastXPath) register(want *indexWant) {
 			want.joins[b.need.attr] = true
 		case b.keys == nil:
 			want.tags[b.tag] = true
-			if b.present != "" {
-				want.attrs[strings.TrimSuffix(b.present, "\x01")] = true
-				want.keys[b.present] = true
-			}
 		}
 	}
 }
@@ -348,18 +339,6 @@ func analyzeBranch(b string, inUnion bool) *fastBranch {
 	}
 	if fb.keys == nil && fb.tag == "*" && fb.need == nil {
 		return nil
-	}
-	if fb.keys == nil && fb.need == nil {
-	present:
-		for _, p := range preds {
-			for _, nd := range predNeeds(p) {
-				// a value holding a literal that is not empty is a value: the attribute is there
-				if !slices.ContainsFunc(nd.lits, func(l rareString) bool { return l.s == "" }) {
-					fb.present = nd.attr + "\x01"
-					break present
-				}
-			}
-		}
 	}
 	self, err := newXPathSel("self::" + fb.tag + b[len(m[0]):])
 	if err != nil {
@@ -850,13 +829,7 @@ func (b *fastBranch) candidates(idx *docIndex) (lists [][]*html.Node, usable boo
 			lists = append(lists, nil) // no element has the attribute
 		}
 	case b.keys == nil:
-		l := idx.tags[b.tag]
-		if b.present != "" {
-			if p := idx.attrs[b.present]; len(p) < len(l) {
-				l = p // (of any tag: the loop over candidates keeps the branch's)
-			}
-		}
-		lists = append(lists, l)
+		lists = append(lists, idx.tags[b.tag])
 	default:
 		for _, k := range b.keys {
 			if l := idx.attrs[k]; len(l) > 0 {
