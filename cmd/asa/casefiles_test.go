@@ -47,8 +47,8 @@ func TestSitedefTestReportsEveryBadCase(t *testing.T) {
 
 // TestSitedefTestChecksSandbox: asa sitedef test fails and names the cases when a copied case
 // breaks the sandbox: a second sandbox_default for one endpoint (the copy keeps the original's),
-// which asa serve would refuse at start, and a copy whose parameters the original answers, never
-// shown to a sandbox key.
+// which asa serve would refuse at start, a copy whose parameters the original answers, never
+// shown to a sandbox key, and an error case that the documented example request reaches.
 func TestSitedefTestChecksSandbox(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -59,6 +59,13 @@ func TestSitedefTestChecksSandbox(t *testing.T) {
 			"FAIL sandbox\n  sandbox case reddit.subreddit/top-week-copy: top-week is already the default of reddit.subreddit"},
 		{"unreachable copy", func(b []byte) []byte { return bytes.Replace(b, []byte("sandbox_default: true\n"), nil, 1) },
 			"FAIL sandbox\n  reddit.subreddit/top-week-copy: its parameters choose top-week; give it parameters of its own"},
+		// an error case written with the example's parameters answers the OpenAPI example request
+		{"error case on the example", func(b []byte) []byte {
+			b = bytes.Replace(b, []byte("sandbox_default: true\n"), nil, 1)
+			b = bytes.Replace(b, []byte(`{query: r/pics, sort: top, time: week, limit: "2"}`), []byte(`{query: popular}`), 1)
+			return bytes.Replace(b, []byte("output: expected.json"), []byte("error: target_unreachable"), 1)
+		},
+			"FAIL sandbox\n  reddit.subreddit: its example parameters choose the error case top-week-copy; give that case parameters of its own"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fx := t.TempDir()
