@@ -12,6 +12,7 @@ import (
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/types"
 	"github.com/expr-lang/expr/vm"
 
@@ -360,7 +361,7 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 	}
 	// Sources are compiled before steps so each step knows which to decode.
 	d.Sources.Each(func(name string, src *sitedef.Source) {
-		p.sources = append(p.sources, c.compileSource(name, src, len(d.Steps)))
+		p.sources = append(p.sources, c.compileSource(name, src, len(d.Steps), p.sources))
 	})
 	for i := range d.Steps {
 		p.steps = append(p.steps, c.compileStep(&d.Steps[i], i, p.sources))
@@ -518,10 +519,16 @@ func (c *compiler) compileParams(p *Plan, d *sitedef.Endpoint) {
 	}
 }
 
-func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int) *source {
+func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int, above []*source) *source {
 	src := &source{name: name, jsonLD: s.JSONLD, body: s.Body, mainText: s.MainText, required: s.Required, from: nSteps - 1}
 	if s.From != "" {
 		src.from = c.stepRef(&s.From, "source "+name)
+	}
+	if src.when = c.exprBool(&s.When, "source "+name+" when"); src.when != nil {
+		// The source as written: the compiled tree's member reads are rewritten for speed.
+		if tree, err := parser.ParseWithConfig(s.When, c.eng.exprConf); err == nil {
+			c.checkSourceWhen(&s.When, name, src.from, tree.Node, above)
+		}
 	}
 	n := 0
 	if s.JSONLD != "" {
@@ -548,6 +555,55 @@ func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int) *so
 		c.errAt(s, "source name %q: lower case letters, digits and underscores", name)
 	}
 	return src
+}
+
+// checkSourceWhen refuses a source's when that reads what is not there when the source is looked
+// for: the fields (extracted after every source), and a source not decoded before this one (declared
+// below it, or read from a later step), which would be nil there and make the condition lie.
+func (c *compiler) checkSourceWhen(ptr *string, name string, from int, n ast.Node, above []*source) {
+	v := srcReads{}
+	ast.Walk(&n, &v)
+	if v.bare > len(v.names) {
+		c.errAt(ptr, "source %s when: src is read only by name (src.other), so that the sources it needs are known", name)
+	}
+	if v.other != "" {
+		c.errAt(ptr, "source %s when: %s is not known while the sources are read (the fields come after them)", name, v.other)
+	}
+	for _, n := range v.names {
+		ok := false
+		for _, a := range above {
+			ok = ok || (a.name == n && a.from <= from)
+		}
+		if !ok {
+			c.errAt(ptr, "source %s when: src.%s is not read before %s (a when reads the sources declared above it, of the same or an earlier step)", name, n, name)
+		}
+	}
+}
+
+// srcReads collects what an expression reads of src (the names of src.name) and of the names a
+// source's when cannot read.
+type srcReads struct {
+	names []string
+	bare  int // every use of the identifier src, named or not
+	other string
+}
+
+func (v *srcReads) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.IdentifierNode:
+		switch x.Value {
+		case "src":
+			v.bare++
+		case "fields", "item", "items", "value", "index":
+			v.other = x.Value
+		}
+	case *ast.MemberNode:
+		if id, ok := x.Node.(*ast.IdentifierNode); ok && id.Value == "src" {
+			if p, ok := x.Property.(*ast.StringNode); ok && !x.Method {
+				v.names = append(v.names, p.Value)
+			}
+		}
+	}
 }
 
 func (c *compiler) compileStep(s *sitedef.Step, idx int, sources []*source) *step {

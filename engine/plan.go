@@ -123,6 +123,8 @@ type source struct {
 	body       bool
 	mainText   bool
 	required   bool
+	// when, when not nil, says whether the source is looked for at all (sitedef.Source.When).
+	when *vm.Program
 	// proj, when not nil, is the part of a script-JSON, xpath_json or body source the plan's
 	// expressions read (see projectSources); for a json_ld source, the part of the object it finds,
 	// which the step's ldProj joins with its other json_ld sources'.

@@ -66,10 +66,12 @@ type stepResult struct {
 	html   *html.Node
 	// elems is html's elements in document order as the parser listed them (nil: only a walk
 	// knows their order), which the JSON-LD sources read rather than walk the tree.
-	elems    []*html.Node
-	json     any
-	jsonOK   bool
-	parseErr error
+	elems  []*html.Node
+	json   any
+	jsonOK bool
+	// notLooked holds the sources whose when did not hold: not missing, so not an error when required.
+	notLooked map[string]bool
+	parseErr  error
 	// lazy: an HTML body whose tree is built on first use (Plan.lazyTree, buildHTML), which then
 	// gives xp the parser's list of its elements.
 	lazy bool
@@ -457,7 +459,7 @@ func (r *run) step(st *step) error {
 			return &errcode.Error{Code: errcode.ExtractionFailed, Message: fmt.Sprintf("step %s: %v", st.id, sr.parseErr)}
 		}
 		for _, src := range st.sources {
-			if src.required && r.src[src.name] == nil {
+			if src.required && r.src[src.name] == nil && !sr.notLooked[src.name] {
 				return errcode.New(errcode.ExtractionFailed, "source %s not found in the page", src.name)
 			}
 		}
@@ -654,17 +656,39 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 	ldDone, ldWhole := false, false
 	// The script-JSON sources' markers are found first, so that one copy of a script's text serves
 	// every source in it (walmart's three are in one __NEXT_DATA__ of hundreds of kilobytes).
+	// A source with a when is looked for only when it holds, then (unknownStart until then).
 	var startsBuf [8]int
 	starts := startsBuf[:0]
 	for _, src := range st.sources {
 		if !src.body && src.jsonLD == "" && src.scriptJSON != nil {
-			starts = append(starts, src.scriptJSON.Start(sr.body))
+			if src.when != nil {
+				starts = append(starts, unknownStart)
+			} else {
+				starts = append(starts, src.scriptJSON.Start(sr.body))
+			}
 		}
 	}
 	var shared *dom.ScriptText
 	nextStart := 0
 	for _, src := range st.sources {
 		var v any
+		if src.when != nil {
+			ok, err := r.machine.Run(src.when, r.env)
+			if err != nil {
+				return errcode.New(errcode.ExtractionFailed, "source %s: evaluating when: %v", src.name, err)
+			}
+			if b, _ := ok.(bool); !b {
+				if src.scriptJSON != nil && !src.body && src.jsonLD == "" {
+					nextStart++
+				}
+				r.src[src.name] = nil
+				if sr.notLooked == nil {
+					sr.notLooked = map[string]bool{}
+				}
+				sr.notLooked[src.name] = true
+				continue
+			}
+		}
 		switch {
 		case src.body:
 			switch {
@@ -710,6 +734,10 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		case src.scriptJSON != nil:
 			i := starts[nextStart]
+			if i == unknownStart {
+				i = src.scriptJSON.Start(sr.body)
+				starts[nextStart] = i
+			}
 			nextStart++
 			if i >= 0 {
 				if shared == nil {
@@ -747,6 +775,9 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 	}
 	return nil
 }
+
+// unknownStart stands for the start of a source's marker not looked for yet (see decodeSources).
+const unknownStart = -2
 
 // mainText is the main_text source of a parsed HTML page: the universal extractor's main content,
 // or nil when the page has none (or the extractor failed on it, which is the same to a sitedef). The
