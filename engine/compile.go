@@ -569,13 +569,13 @@ func (c *compiler) checkSourceWhen(ptr *string, name string, from int, n ast.Nod
 	if v.other != "" {
 		c.errAt(ptr, "source %s when: %s is not known while the sources are read (the fields come after them)", name, v.other)
 	}
-	for _, n := range v.names {
+	for _, read := range v.names {
 		ok := false
 		for _, a := range above {
-			ok = ok || (a.name == n && a.from <= from)
+			ok = ok || (a.name == read && a.from <= from)
 		}
 		if !ok {
-			c.errAt(ptr, "source %s when: src.%s is not read before %s (a when reads the sources declared above it, of the same or an earlier step)", name, n, name)
+			c.errAt(ptr, "source %s when: src.%s is not read before %s (a when reads the sources declared above it, of the same or an earlier step)", name, read, name)
 		}
 	}
 }
