@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"asa/engine"
+	"asa/engine/diag"
 	"asa/engine/errcode"
 	"asa/engine/fixture"
 	"asa/engine/registry"
@@ -58,11 +59,16 @@ for everyone who owns one, and it also goes on long enough to be kept by the ext
 </article>
 <footer>Copyright Blog Example, all rights reserved</footer></body></html>`
 
-func TestMainTextSource(t *testing.T) {
-	reg, diags := registry.Load(engine.New(), fstest.MapFS{
+// loadBlog loads the blog site with one endpoint file, article.yaml.
+func loadBlog(article string) (*registry.Registry, diag.List) {
+	return registry.Load(engine.New(), fstest.MapFS{
 		"blog/site.yaml":    {Data: []byte(blogSite)},
-		"blog/article.yaml": {Data: []byte(blogArticle)},
+		"blog/article.yaml": {Data: []byte(article)},
 	})
+}
+
+func TestMainTextSource(t *testing.T) {
+	reg, diags := loadBlog(blogArticle)
 	if diags.HasErrors() {
 		t.Fatalf("sitedef: %v", diags)
 	}
@@ -106,10 +112,7 @@ func TestMainTextSource(t *testing.T) {
 // A source is exactly one kind: main_text beside another kind is a load error naming the source.
 func TestMainTextSourceExclusive(t *testing.T) {
 	bad := strings.Replace(blogArticle, "main: {main_text: true}", "main: {main_text: true, body: true}", 1)
-	_, diags := registry.Load(engine.New(), fstest.MapFS{
-		"blog/site.yaml":    {Data: []byte(blogSite)},
-		"blog/article.yaml": {Data: []byte(bad)},
-	})
+	_, diags := loadBlog(bad)
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), `source "main" needs exactly one of json_ld, script_json, xpath_json, body, main_text`) {
 		t.Fatalf("got %v", diags)
 	}

@@ -660,7 +660,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 	var startsBuf [8]int
 	starts := startsBuf[:0]
 	for _, src := range st.sources {
-		if !src.body && src.jsonLD == "" && src.scriptJSON != nil {
+		if src.scriptJSON != nil {
 			if src.when != nil {
 				starts = append(starts, unknownStart)
 			} else {
@@ -678,7 +678,7 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 				return errcode.New(errcode.ExtractionFailed, "source %s: evaluating when: %v", src.name, err)
 			}
 			if b, _ := ok.(bool); !b {
-				if src.scriptJSON != nil && !src.body && src.jsonLD == "" {
+				if src.scriptJSON != nil {
 					nextStart++
 				}
 				r.src[src.name] = nil

@@ -4,12 +4,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"testing/fstest"
 
-	"asa/engine"
 	"asa/engine/errcode"
 	"asa/engine/fixture"
-	"asa/engine/registry"
 )
 
 // An endpoint whose older layout kept its data elsewhere: the old state is looked for only on a page
@@ -38,10 +35,7 @@ fields:
 // A source's when decides whether it is looked for: where it does not hold, the source is nil even
 // on a page that has it, and a required source is not missing.
 func TestSourceWhen(t *testing.T) {
-	reg, diags := registry.Load(engine.New(), fstest.MapFS{
-		"blog/site.yaml":    {Data: []byte(blogSite)},
-		"blog/article.yaml": {Data: []byte(layoutsArticle)},
-	})
+	reg, diags := loadBlog(layoutsArticle)
 	if diags.HasErrors() {
 		t.Fatalf("sitedef: %v", diags)
 	}
@@ -76,7 +70,8 @@ func TestSourceWhen(t *testing.T) {
 	}
 }
 
-// A source's when may read only what is known while the sources are read.
+// A source's when may read only what is known while the sources are read: the params, and the
+// sources declared above it of the same or an earlier step, by name.
 func TestSourceWhenLoadErrors(t *testing.T) {
 	const twoSteps = `kind: endpoint
 resource: article
@@ -89,42 +84,34 @@ steps:
   - id: second
     request: {url: "https://blog.example/2/${ params.query }"}
 sources:
-  a: {script_json: 'a\s*=\s*', from: first, when: WHEN}
-  b: {script_json: 'b\s*=\s*', from: second}
-  c: {script_json: 'c\s*=\s*', from: first}
+SOURCES
 fields:
   name: {type: string, expr: 'src.a?.name'}
 `
-	for _, tc := range []struct{ when, err string }{
-		{`'fields.name == nil'`, "source a when: fields is not known while the sources are read"},
-		{`'src.c == nil'`, "source a when: src.c is not read before a"},
-		{`'src["c"] == nil'`, "source a when: src.c is not read before a"},
-		{`'src[params.query] == nil'`, "source a when: src is read only by name"},
-		{`'len(src) > 0'`, "source a when: src is read only by name"},
-		{`'src.nope == nil'`, "nope"},
+	// a, b and c as the rows' when leave them: a and c of the first step, b of the second
+	const abc = `  a: {script_json: 'a\s*=\s*', from: first, when: WHEN}
+  b: {script_json: 'b\s*=\s*', from: second}
+  c: {script_json: 'c\s*=\s*', from: first}`
+	for _, tc := range []struct{ name, sources, err string }{
+		{"fields", strings.Replace(abc, "WHEN", `'fields.name == nil'`, 1), "source a when: fields is not known while the sources are read"},
+		{"declared below", strings.Replace(abc, "WHEN", `'src.c == nil'`, 1), "source a when: src.c is not read before a"},
+		{"indexed by a string", strings.Replace(abc, "WHEN", `'src["c"] == nil'`, 1), "source a when: src.c is not read before a"},
+		{"indexed by a value", strings.Replace(abc, "WHEN", `'src[params.query] == nil'`, 1), "source a when: src is read only by name"},
+		{"whole", strings.Replace(abc, "WHEN", `'len(src) > 0'`, 1), "source a when: src is read only by name"},
+		{"undeclared", strings.Replace(abc, "WHEN", `'src.nope == nil'`, 1), "nope"},
+		{"a later step's, declared above", `  b: {script_json: 'b\s*=\s*', from: second}
+  a: {script_json: 'a\s*=\s*', from: first, when: 'src.b == nil'}`, "src.b is not read before a"},
+		{"an earlier step's, declared above", `  a: {script_json: 'a\s*=\s*', from: first, when: 'params.query != ""'}
+  c: {script_json: 'c\s*=\s*', from: second, when: 'src.a == nil'}`, ""},
 	} {
-		t.Run(tc.when, func(t *testing.T) {
-			ep := strings.Replace(twoSteps, "WHEN", tc.when, 1)
-			_, diags := registry.Load(engine.New(), fstest.MapFS{
-				"blog/site.yaml":    {Data: []byte(blogSite)},
-				"blog/article.yaml": {Data: []byte(ep)},
-			})
-			if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.err) {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := loadBlog(strings.Replace(twoSteps, "SOURCES", tc.sources, 1))
+			switch {
+			case tc.err == "" && diags.HasErrors():
+				t.Fatalf("unexpected error: %v", diags)
+			case tc.err != "" && (!diags.HasErrors() || !strings.Contains(diags.Error(), tc.err)):
 				t.Fatalf("got %v, want an error with %q", diags, tc.err)
 			}
 		})
-	}
-	// A source of an earlier step, declared above, is read; one of a later step is not.
-	ok := strings.Replace(strings.Replace(twoSteps, "WHEN", "'params.query != \"\"'", 1),
-		"c: {script_json: 'c\\s*=\\s*', from: first}", "c: {script_json: 'c\\s*=\\s*', from: second, when: 'src.a == nil'}", 1)
-	if _, diags := registry.Load(engine.New(), fstest.MapFS{"blog/site.yaml": {Data: []byte(blogSite)}, "blog/article.yaml": {Data: []byte(ok)}}); diags.HasErrors() {
-		t.Fatalf("a when reading an earlier step's source: %v", diags)
-	}
-	later := strings.Replace(strings.Replace(twoSteps, "WHEN", "'src.b == nil'", 1), "a: {", "b0: {script_json: 'x', from: second}\n  a: {", 1)
-	later = strings.Replace(later, "b0:", "b:", 1)
-	later = strings.Replace(later, "  b: {script_json: 'b\\s*=\\s*', from: second}\n", "", 1)
-	_, diags := registry.Load(engine.New(), fstest.MapFS{"blog/site.yaml": {Data: []byte(blogSite)}, "blog/article.yaml": {Data: []byte(later)}})
-	if !diags.HasErrors() || !strings.Contains(diags.Error(), "src.b is not read before a") {
-		t.Fatalf("a when reading a later step's source: got %v", diags)
 	}
 }
