@@ -607,7 +607,10 @@ func (v *srcReads) Visit(n *ast.Node) {
 }
 
 func (c *compiler) compileStep(s *sitedef.Step, idx int, sources []*source) *step {
-	st := &step{id: s.ID, index: idx, parse: s.Parse, expect: s.ExpectStatus}
+	st := &step{id: s.ID, index: idx, parse: s.Parse, expect: s.ExpectStatus, optional: s.Optional}
+	if s.Optional && idx == 0 {
+		c.errAt(&s.Optional, "step %s: the first step cannot be optional: it is the page the endpoint answers from", s.ID)
+	}
 	switch s.Parse {
 	case "":
 		st.parse = "html"

@@ -94,8 +94,10 @@ type step struct {
 	render  bool   // the site needs the page rendered (sitedef render: true)
 	waitFor string // CSS selector ending a rendered step's wait
 	expect  []int
-	vars    []*namedSel
-	sources []*source // decoded from this step
+	// optional: a failure of the step is a warning, and the run goes on without it.
+	optional bool
+	vars     []*namedSel
+	sources  []*source // decoded from this step
 	// ldProj, when not nil, is the part of the page's JSON-LD objects the step's json_ld sources
 	// read (see ldProjection).
 	ldProj *dom.Projection

@@ -299,6 +299,23 @@ func (r *run) fail(err error) error {
 	return re
 }
 
+// saveStep records what a step changes in the run, and returns what puts it back: an optional
+// step that fails leaves the run as if it had been skipped, its sources and vars nil.
+func (r *run) saveStep() func(*step) {
+	first, last, lastDoc, base := r.first, r.last, r.lastDoc, r.env["base"]
+	return func(st *step) {
+		r.first, r.last, r.lastDoc, r.env["base"] = first, last, lastDoc, base
+		r.results[st.index] = nil
+		delete(r.stepsEnv, st.id)
+		for _, src := range st.sources {
+			r.src[src.name] = nil
+		}
+		for _, v := range st.vars {
+			r.vars[v.name] = nil
+		}
+	}
+}
+
 type ruleError struct {
 	rule string
 	err  *errcode.Error
@@ -319,8 +336,19 @@ func (r *run) page() (map[string]any, error) {
 				continue
 			}
 		}
+		if !st.optional {
+			if err := r.step(st); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		undo := r.saveStep()
 		if err := r.step(st); err != nil {
-			return nil, err
+			if r.ctx.Err() != nil {
+				return nil, err // the run's deadline is the request's, not the step's
+			}
+			undo(st)
+			r.warnings = append(r.warnings, fmt.Sprintf("step %s (optional) left out: %v", st.id, err))
 		}
 	}
 	if r.last == nil {

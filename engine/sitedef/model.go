@@ -90,6 +90,7 @@ type Constraint struct {
 type Step struct {
 	ID           string        `yaml:"id" doc:"The step's name, used by rules, sources, vars and fixtures." required:"true"`
 	When         string        `yaml:"when" doc:"Expression: the step is skipped when false."`
+	Optional     bool          `yaml:"optional" doc:"An extra the answer stands without: when the step fails (the target unreachable, a status it does not expect, a rule firing on its response, a body that does not parse), its sources and vars are nil, steps.<id> is absent, and the answer carries a warning instead of the error. The first step cannot be optional."`
 	Request      Request       `yaml:"request" doc:"The request." required:"true"`
 	Parse        string        `yaml:"parse" doc:"How to parse the response (default html)." enum:"html,json,xml,text"`
 	ExpectStatus []int         `yaml:"expect_status" doc:"Statuses that count as success (default 200-299)."`
