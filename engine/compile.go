@@ -237,9 +237,6 @@ func checkSite(f *sitedef.File, dirName string, family bool) diag.List {
 		c.errAt(&s.Site, "%s %q must equal its directory name %q", what, s.Site, dirName)
 	}
 	if family {
-		if s.Extends != "" {
-			c.errAt(&s.Extends, "a family's site.yaml cannot extend another family")
-		}
 		if s.Endpoints.Len() > 0 {
 			c.errAt(&s.Endpoints, "a family's endpoints are files beside its site.yaml, not mounts")
 		}

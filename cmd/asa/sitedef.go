@@ -389,6 +389,10 @@ func cmdShow(args []string, stdout, stderr io.Writer) int {
 	from := f.Path
 	if f.Base != nil {
 		from = fmt.Sprintf("%s (%s) extended by %s", f.Base.Name, f.Base.Path, f.Path)
+		// a base that extends another base: name each layer, lowest first
+		for b := reg.File(f.Base.Name); b != nil && b.Base != nil; b = reg.File(b.Base.Name) {
+			from = fmt.Sprintf("%s (%s) extended by %s", b.Base.Name, b.Base.Path, from)
+		}
 	}
 	fmt.Fprintf(stdout, "# %s as the engine runs it: %s\n", id, from)
 	_, _ = stdout.Write(sb)
@@ -409,11 +413,15 @@ func writeOut(path string, b []byte, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// familyOf names the family an endpoint extends, for the accuracy report; an endpoint in no family
-// is its own site's.
+// familyOf names the family an endpoint extends, for the accuracy report: the lowest one, under
+// any family layered on it (a publisher's over recipe counts as recipe); an endpoint in no family is
+// its own site's.
 func familyOf(reg *registry.Registry) func(id string) string {
 	return func(id string) string {
 		if base := reg.BaseOf(id); base != "" {
+			for below := reg.BaseOf(base); below != ""; below = reg.BaseOf(base) {
+				base = below
+			}
 			fam, _, _ := strings.Cut(base, "/")
 			return fam
 		}

@@ -21,10 +21,10 @@ func TestFamilies(t *testing.T) {
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	if got, want := reg.IDs(), []string{"alpha-kitchen.recipe", "beta.recipe", "gamma.recipe"}; !reflect.DeepEqual(got, want) {
+	if got, want := reg.IDs(), []string{"alpha-kitchen.recipe", "beta.recipe", "chez.recipe", "gamma.recipe"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("routed ids %v, want %v (bases are never routed)", got, want)
 	}
-	if got, want := reg.Bases(), []string{"dish/recipe"}; !reflect.DeepEqual(got, want) {
+	if got, want := reg.Bases(), []string{"bistro/recipe", "dish/recipe"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("bases %v, want %v", got, want)
 	}
 	alpha, beta, gamma := reg.Plan("alpha-kitchen.recipe"), reg.Plan("beta.recipe"), reg.Plan("gamma.recipe")
@@ -67,9 +67,63 @@ func TestFamilies(t *testing.T) {
 	if p := f.Pos.Of(&alpha.Endpoint.Fields.Get("author").Expr); p.File != "_families/dish/recipe.yaml" || p.Line != 29 {
 		t.Errorf("author's expr at %+v, want _families/dish/recipe.yaml:29", p)
 	}
+	testLayer(t, reg)
 	// The base is compiled on its own too, for its fixture cases.
 	if b := reg.Base("dish/recipe"); b == nil || b.ID != "dish/recipe" {
 		t.Errorf("base plan: %+v", b)
+	}
+}
+
+// testLayer: the family bistro extends dish, and its base bistro/recipe extends dish/recipe (a
+// publisher's markup over the recipe family); chez mounts bistro/recipe. Each value keeps the file
+// it was written in, through both layers, and each layer states only what is its own.
+func testLayer(t *testing.T, reg *registry.Registry) {
+	t.Helper()
+	chez, bistro := reg.Plan("chez.recipe"), reg.Base("bistro/recipe")
+	if chez == nil || bistro == nil {
+		t.Fatalf("chez.recipe %v, bistro/recipe %v", chez, bistro)
+	}
+	ov, ok := reg.Overrides("bistro/recipe")
+	own, famOK := reg.FamilySiteRules("bistro")
+	var ruleIDs []string
+	for _, r := range chez.Site.Rules {
+		ruleIDs = append(ruleIDs, r.ID)
+	}
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"fields through both layers: keywords removed by the layer, servings added", chez.Endpoint.Fields.Keys, []string{"title", "author", "cuisine", "ingredients", "nutrition", "servings"}},
+		{"the layer's title fallback", chez.Endpoint.Fields.Get("title").Select[1].XPath, "//h1[@class='bistro-title']"},
+		{"site rules of both families", ruleIDs, []string{"captcha", "consent"}},
+		{"request defaults from the lowest family", chez.Site.Request.Timeout.String(), "15s"},
+		{"family of the site", reg.Family("chez"), "bistro"},
+		{"family below the layer", reg.FamilyParent("bistro"), "dish"},
+		{"base of the site", reg.BaseOf("chez.recipe"), "bistro/recipe"},
+		{"base of the layer", reg.BaseOf("bistro/recipe"), "dish/recipe"},
+		{"the layer states selectors of its own", ov.Selectors && ok, true},
+		{"the layer's own site rules", own, map[string]bool{"consent": true}},
+		{"family site rules known", famOK, true},
+		{"the layer's own site rules, as its base sees them", ov.SiteRules, map[string]bool{"consent": true}},
+	}
+	for _, tt := range tests {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s: got %#v, want %#v", tt.name, tt.got, tt.want)
+		}
+	}
+	f := reg.File("chez.recipe")
+	for _, tt := range []struct {
+		what string
+		pos  sitedef.Pos
+		file string
+	}{
+		{"the layer's title xpath", f.Pos.Of(&chez.Endpoint.Fields.Get("title").Select[1].XPath), "_families/bistro/recipe.yaml"},
+		{"dish's author expr", f.Pos.Of(&chez.Endpoint.Fields.Get("author").Expr), "_families/dish/recipe.yaml"},
+		{"chez's own url example", f.Pos.Of(&chez.Endpoint.Params.Get("url").Example), ""},
+	} {
+		if tt.pos.File != tt.file {
+			t.Errorf("%s at %+v, want in %q", tt.what, tt.pos, tt.file)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ package registry
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"runtime"
 	"sort"
@@ -24,12 +25,16 @@ type Registry struct {
 	// Family bases, compiled for checking and fixture tests but never routed: "family/resource".
 	bases   map[string]*engine.Plan
 	baseIDs []string
-	// baseOf maps a plan id to the base id it extends, for coverage, the sandbox and the docs.
-	baseOf map[string]string
+	// baseOf maps a plan id, or a base that extends another, to the base id it extends, for
+	// coverage, the sandbox and the docs; famParent a family that extends another to that one.
+	baseOf    map[string]string
+	famParent map[string]string
 	// files holds the resolved endpoint file of every plan and base, for asa sitedef show;
 	// siteFiles the resolved site.yaml of every site, by slug.
 	files     map[string]*sitedef.File
 	siteFiles map[string]*sitedef.File
+	// famFiles holds the resolved site.yaml of every family, by name.
+	famFiles map[string]*sitedef.File
 	// aliases maps another slug a site answers to (x) to the site's own (twitter).
 	aliases map[string]string
 	// noPositions: DropPositions ran, and the files' positions are gone.
@@ -42,7 +47,7 @@ type Registry struct {
 // Overrides answers ok false and File's Pos is nil; the plans are unchanged.
 func (r *Registry) DropPositions() {
 	r.noPositions = true
-	for _, files := range []map[string]*sitedef.File{r.files, r.siteFiles} {
+	for _, files := range []map[string]*sitedef.File{r.files, r.siteFiles, r.famFiles} {
 		for _, f := range files {
 			f.Pos = nil
 		}
@@ -58,7 +63,7 @@ func (r *Registry) DropPositions() {
 func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List) {
 	var diags diag.List
 	reg := &Registry{plans: map[string]*engine.Plan{}, sites: map[string]*sitedef.Site{},
-		bases: map[string]*engine.Plan{}, baseOf: map[string]string{}, files: map[string]*sitedef.File{}, siteFiles: map[string]*sitedef.File{}, aliases: map[string]string{}}
+		bases: map[string]*engine.Plan{}, baseOf: map[string]string{}, famParent: map[string]string{}, files: map[string]*sitedef.File{}, siteFiles: map[string]*sitedef.File{}, famFiles: map[string]*sitedef.File{}, aliases: map[string]string{}}
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		diags.Add(".", 1, 1, "reading sitedefs: %v", err)
@@ -101,7 +106,7 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 	}
 	sort.Strings(reg.baseIDs)
 	// Every file is resolved and compiled: the registry keeps their definitions, not their trees.
-	for _, files := range []map[string]*sitedef.File{reg.files, reg.siteFiles} {
+	for _, files := range []map[string]*sitedef.File{reg.files, reg.siteFiles, reg.famFiles} {
 		for _, f := range files {
 			f.DropTree()
 		}
@@ -121,6 +126,9 @@ type loader struct {
 	famSites  map[string]*sitedef.File
 	baseFiles map[string]*sitedef.File
 	broken    map[string]bool
+	// famDirs names the directories under _families/; famLoading the families being loaded, so a
+	// cycle of families extending each other is an error rather than a loop.
+	famDirs, famLoading map[string]bool
 	// records caches the endpoints fields extend (by name), resolved once; resolving marks the names
 	// being resolved, so a cycle is an error rather than a loop.
 	records   map[string]*sitedef.File
@@ -145,89 +153,167 @@ func yamlName(name string) (string, bool) {
 }
 
 // loadFamilies parses and compiles every base under _families/, each endpoint against its family's
-// site.yaml, so a base is checked (and its fixture cases run) once, whatever mounts it.
+// site.yaml, so a base is checked (and its fixture cases run) once, whatever mounts it. A family may
+// extend another (a publisher's markup over the recipe family, say): it loads after that one, and its
+// bases extend that family's bases.
 func (l *loader) loadFamilies() {
 	fams, err := fs.ReadDir(l.fsys, sitedef.FamiliesDir)
 	if err != nil {
 		return // no families
 	}
+	l.famDirs, l.famLoading = map[string]bool{}, map[string]bool{}
+	var names []string
 	for _, fe := range fams {
 		fam := fe.Name()
-		dir := path.Join(sitedef.FamiliesDir, fam)
 		if strings.HasPrefix(fam, ".") {
 			continue
 		}
-		if st, err := fs.Stat(l.fsys, dir); err != nil || !st.IsDir() {
+		if st, err := fs.Stat(l.fsys, path.Join(sitedef.FamiliesDir, fam)); err != nil || !st.IsDir() {
 			continue
 		}
-		sitePath := path.Join(dir, "site.yaml")
-		data, err := fs.ReadFile(l.fsys, sitePath)
-		if err != nil {
-			l.broken[fam] = true
-			l.report(sitePath, diag.List{{File: sitePath, Line: 1, Col: 1, Message: "every family directory needs a site.yaml: " + err.Error()}})
-			continue
-		}
-		siteFile, d := sitedef.Parse(sitePath, data)
-		if siteFile.Site == nil {
-			l.broken[fam] = true
-			l.report(sitePath, d)
-			continue
-		}
-		defaultDomain(siteFile.Site)
-		d = append(d, engine.CheckFamilySite(siteFile, fam)...)
+		l.famDirs[fam] = true
+		names = append(names, fam)
+	}
+	for _, fam := range names {
+		l.loadFamily(fam)
+	}
+}
+
+// loadFamily loads one family and its bases once, after the family it extends; it reports whether
+// the family loaded without errors.
+func (l *loader) loadFamily(fam string) bool {
+	if l.famSites[fam] != nil || l.broken[fam] {
+		return !l.broken[fam]
+	}
+	l.famLoading[fam] = true
+	defer delete(l.famLoading, fam)
+	dir := path.Join(sitedef.FamiliesDir, fam)
+	sitePath := path.Join(dir, "site.yaml")
+	data, err := fs.ReadFile(l.fsys, sitePath)
+	if err != nil {
+		l.broken[fam] = true
+		l.report(sitePath, diag.List{{File: sitePath, Line: 1, Col: 1, Message: "every family directory needs a site.yaml: " + err.Error()}})
+		return false
+	}
+	siteFile, d := sitedef.Parse(sitePath, data)
+	if siteFile.Site == nil {
+		l.broken[fam] = true
 		l.report(sitePath, d)
-		if d.HasErrors() {
-			l.broken[fam] = true
-			continue
-		}
-		l.famSites[fam] = siteFile
-		files, _ := fs.ReadDir(l.fsys, dir)
-		for _, f := range files {
-			res, ok := yamlName(f.Name())
-			if f.IsDir() || !ok || f.Name() == "site.yaml" {
-				continue
-			}
-			id := fam + "/" + res
-			p := path.Join(dir, f.Name())
-			data, err := fs.ReadFile(l.fsys, p)
-			if err != nil {
-				l.broken[id] = true
-				l.report(p, diag.List{{File: p, Line: 1, Col: 1, Message: "reading: " + err.Error()}})
-				continue
-			}
-			epFile, d := sitedef.Parse(p, data)
-			switch {
-			case epFile.Site != nil:
-				d.Add(p, 1, 1, "only site.yaml may be kind: site")
-			case epFile.Endpoint != nil:
-				ep := epFile.Endpoint
-				if ep.Resource != res {
-					pos := epFile.Pos.Of(&ep.Resource)
-					d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", ep.Resource, res)
-				}
-				if ep.Extends != "" || len(ep.Remove) > 0 {
-					pos := epFile.Pos.Of(&ep.Extends)
-					d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "a base cannot extend another base: write it out, or make a family of the two")
-				}
-				var plan *engine.Plan
-				if epFile, ok := l.extendFields(epFile, &d); ok {
-					var cd diag.List
-					plan, cd = l.eng.Compile(siteFile, epFile)
-					d = append(d, cd...)
-				}
-				if !d.HasErrors() {
-					plan.ID, plan.Version = id, fam+"@base"
-					l.reg.bases[id] = plan
-					l.reg.files[id] = epFile
-					l.baseFiles[id] = epFile
-				}
-			}
-			if d.HasErrors() {
-				l.broken[id] = true
-			}
-			l.report(p, d)
+		return false
+	}
+	if parent := siteFile.Site.Extends; parent != "" && !d.HasErrors() {
+		pos := siteFile.Pos.Of(&siteFile.Site.Extends)
+		line, col := max(pos.Line, 1), max(pos.Col, 1)
+		switch {
+		case !l.famDirs[parent]:
+			others := maps.Clone(l.famDirs)
+			delete(others, fam)
+			d.Add(sitePath, line, col, "extends %q: there is no family %q under %s/ (families: %s)", parent, parent, sitedef.FamiliesDir, strings.Join(sortedKeys(others), ", "))
+		case l.famLoading[parent]:
+			d.Add(sitePath, line, col, "extends family %q, which extends this one: families cannot extend each other in a cycle", parent)
+		case !l.loadFamily(parent):
+			d.Add(sitePath, line, col, "extends family %q, which has errors of its own (see %s/%s/site.yaml)", parent, sitedef.FamiliesDir, parent)
+		default:
+			var rd diag.List
+			siteFile, rd = sitedef.ExtendSite(l.famSites[parent], parent, siteFile)
+			d = append(d, rd...)
+			l.reg.famParent[fam] = parent
 		}
 	}
+	if !d.HasErrors() {
+		defaultDomain(siteFile.Site)
+		d = append(d, engine.CheckFamilySite(siteFile, fam)...)
+	}
+	l.report(sitePath, d)
+	if d.HasErrors() {
+		l.broken[fam] = true
+		return false
+	}
+	l.famSites[fam] = siteFile
+	l.reg.famFiles[fam] = siteFile
+	files, _ := fs.ReadDir(l.fsys, dir)
+	for _, f := range files {
+		res, ok := yamlName(f.Name())
+		if f.IsDir() || !ok || f.Name() == "site.yaml" {
+			continue
+		}
+		l.loadBase(fam, res, path.Join(dir, f.Name()), siteFile)
+	}
+	return true
+}
+
+// loadBase parses and compiles the base fam/res at p against its family's resolved site.yaml.
+func (l *loader) loadBase(fam, res, p string, siteFile *sitedef.File) {
+	id := fam + "/" + res
+	data, err := fs.ReadFile(l.fsys, p)
+	if err != nil {
+		l.broken[id] = true
+		l.report(p, diag.List{{File: p, Line: 1, Col: 1, Message: "reading: " + err.Error()}})
+		return
+	}
+	epFile, d := sitedef.Parse(p, data)
+	switch {
+	case epFile.Site != nil:
+		d.Add(p, 1, 1, "only site.yaml may be kind: site")
+	case epFile.Endpoint != nil:
+		ep := epFile.Endpoint
+		if ep.Resource != res {
+			pos := epFile.Pos.Of(&ep.Resource)
+			d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", ep.Resource, res)
+		}
+		resolved := true
+		if ext := ep.Extends; ext != "" {
+			resolved = false
+			pos := epFile.Pos.Of(&ep.Extends)
+			parentFam, _, _ := strings.Cut(ext, "/")
+			if !l.ancestor(fam, parentFam) {
+				why := fmt.Sprintf("say extends: %s in %s/%s/site.yaml", parentFam, sitedef.FamiliesDir, fam)
+				if up := l.reg.famParent[fam]; up != "" {
+					why = fmt.Sprintf("family %q extends %q", fam, up)
+				}
+				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "extends %q: a base extends only the bases of the families its own family extends (%s)", ext, why)
+			} else if base := l.base(ext, p, pos, &d); base != nil && !d.HasErrors() {
+				var rd diag.List
+				epFile, rd = sitedef.ExtendEndpoint(base, ext, p, epFile.Node, res)
+				d = append(d, rd...)
+				resolved = !rd.HasErrors()
+			}
+		} else if len(ep.Remove) > 0 {
+			pos := epFile.Pos.Of(&ep.Remove)
+			d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "remove: needs extends: it drops parts of a base")
+		}
+		var plan *engine.Plan
+		if resolved {
+			if epFile, ok := l.extendFields(epFile, &d); ok {
+				var cd diag.List
+				plan, cd = l.eng.Compile(siteFile, epFile)
+				d = append(d, cd...)
+			}
+		}
+		if !d.HasErrors() && plan != nil {
+			plan.ID, plan.Version = id, fam+"@base"
+			l.reg.bases[id] = plan
+			l.reg.files[id] = epFile
+			l.baseFiles[id] = epFile
+			if epFile.Base != nil {
+				l.reg.baseOf[id] = epFile.Base.Name
+			}
+		}
+	}
+	if d.HasErrors() {
+		l.broken[id] = true
+	}
+	l.report(p, d)
+}
+
+// ancestor reports whether family anc is one that fam extends, directly or through another.
+func (l *loader) ancestor(fam, anc string) bool {
+	for f := l.reg.famParent[fam]; f != ""; f = l.reg.famParent[f] {
+		if f == anc {
+			return true
+		}
+	}
+	return false
 }
 
 // base finds the base an extends names, or reports why it cannot be used at pos in file p.
@@ -595,6 +681,9 @@ func (r *Registry) BaseOf(id string) string { return r.baseOf[id] }
 // File returns the resolved definition of a plan or a base: what the engine runs.
 func (r *Registry) File(id string) *sitedef.File { return r.files[id] }
 
+// FamilyParent returns the family a family extends, or "".
+func (r *Registry) FamilyParent(fam string) string { return r.famParent[fam] }
+
 // Family returns the family a site extends, or "".
 func (r *Registry) Family(slug string) string {
 	if f := r.siteFiles[slug]; f != nil && f.Base != nil {
@@ -624,11 +713,11 @@ type Overrides struct {
 // Overrides reports what plan id overrides of its base; ok is false when it extends nothing, or
 // after DropPositions (what a site states itself is known by where it is written).
 func (r *Registry) Overrides(id string) (o Overrides, ok bool) {
-	f, plan := r.files[id], r.plans[id]
+	f, plan := r.files[id], r.Runnable(id)
 	if f == nil || plan == nil || f.Base == nil || r.noPositions {
 		return o, false
 	}
-	o.Rules, o.SiteRules = map[string]bool{}, map[string]bool{}
+	o.Rules = map[string]bool{}
 	ep := plan.Endpoint
 	own := func(p sitedef.Pos) bool { return p.File == "" }
 	for _, k := range ep.Fields.Keys {
@@ -645,18 +734,40 @@ func (r *Registry) Overrides(id string) (o Overrides, ok bool) {
 			o.Rules[ep.Rules[i].ID] = true
 		}
 	}
-	if sf := r.siteFiles[plan.Site.Site]; sf != nil && sf.Base != nil {
+	sf := r.siteFiles[plan.Site.Site]
+	if strings.Contains(id, "/") {
+		sf = r.famFiles[plan.Site.Site]
+	}
+	o.SiteRules = ownSiteRules(sf, plan.Site.Rules)
+	return o, true
+}
+
+// FamilySiteRules returns the ids of the site rules a family's site.yaml states itself rather than
+// inherits from the family it extends; ok is false where positions are gone or there is no such family.
+func (r *Registry) FamilySiteRules(fam string) (own map[string]bool, ok bool) {
+	sf := r.famFiles[fam]
+	if sf == nil || r.noPositions {
+		return nil, false
+	}
+	return ownSiteRules(sf, sf.Site.Rules), true
+}
+
+// ownSiteRules is the ids of the rules a resolved site.yaml (sf, nil for none) states itself: all of
+// them when it extends nothing.
+func ownSiteRules(sf *sitedef.File, rules []sitedef.Rule) map[string]bool {
+	own := map[string]bool{}
+	if sf != nil && sf.Base != nil {
 		for i := range sf.Site.Rules {
-			if own(sf.Pos.Of(&sf.Site.Rules[i])) {
-				o.SiteRules[sf.Site.Rules[i].ID] = true
+			if sf.Pos.Of(&sf.Site.Rules[i]).File == "" {
+				own[sf.Site.Rules[i].ID] = true
 			}
 		}
-	} else {
-		for _, r := range plan.Site.Rules {
-			o.SiteRules[r.ID] = true
-		}
+		return own
 	}
-	return o, true
+	for _, r := range rules {
+		own[r.ID] = true
+	}
+	return own
 }
 
 // String summarises the registry for logs.

@@ -99,6 +99,9 @@ func TestFamilyDiagnostics(t *testing.T) {
 		`two/site.yaml:5:10: error: extends "cookbook": there is no family "cookbook"`,
 		`five/site.yaml:8:5: error: rule not-found: no step "page" in this endpoint (inherited from dish/recipe at _families/dish/recipe.yaml:17:11)`,
 		`three/site.yaml:10:36: error: field title: bad XPath`,
+		`_families/ring-b/site.yaml:3:10: error: extends family "ring-a", which extends this one: families cannot extend each other in a cycle`,
+		`_families/stray/recipe.yaml:3:10: error: extends "dish/recipe": a base extends only the bases of the families its own family extends (say extends: dish in _families/stray/site.yaml)`,
+		`_families/ghost/site.yaml:3:10: error: extends "spirits": there is no family "spirits"`,
 	} {
 		if n := strings.Count(got, want); n != 1 {
 			t.Errorf("want exactly one diagnostic starting %q, got %d", want, n)

@@ -2,6 +2,7 @@ package sitedef
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -55,6 +56,7 @@ var (
 func ExtendEndpoint(base *File, baseName, path string, child *yaml.Node, resource string) (*File, diag.List) {
 	var diags diag.List
 	m := newMerger(base.Path, path, baseName, &diags)
+	maps.Copy(m.origin, base.origin)
 	extendsAt := child
 	if k, _ := mapLookup(child, "extends"); k != nil {
 		extendsAt = k
@@ -79,6 +81,7 @@ func ExtendEndpoint(base *File, baseName, path string, child *yaml.Node, resourc
 func ExtendSite(base *File, family string, child *File) (*File, diag.List) {
 	var diags diag.List
 	m := newMerger(base.Path, child.Path, family, &diags)
+	maps.Copy(m.origin, base.origin)
 	extendsAt := child.Node
 	if k, _ := mapLookup(child.Node, "extends"); k != nil {
 		extendsAt = k
@@ -91,7 +94,7 @@ func ExtendSite(base *File, family string, child *File) (*File, diag.List) {
 	}
 	out := m.merge(b, child.Node, siteType)
 	out = withoutKeys(out, "extends", "remove")
-	f := &File{Path: child.Path, Pos: Positions{}, Node: out,
+	f := &File{Path: child.Path, Pos: Positions{}, Node: out, origin: m.origin,
 		Base: &BaseRef{Name: family, Path: base.Path, At: Pos{Line: extendsAt.Line, Col: extendsAt.Column}}}
 	f.Site = &Site{}
 	d := &decoder{file: child.Path, root: child.Path, diags: &diags, pos: f.Pos, origin: m.origin}
@@ -132,6 +135,14 @@ func newMerger(base, child, baseName string, diags *diag.List) *merger {
 		types: map[reflect.Type]map[string]reflect.Type{}}
 }
 
+// mark records that n comes from the base. A base that extends another base holds subtrees of
+// that one's file, already marked: they keep their own file.
+func (m *merger) mark(n *yaml.Node) {
+	if _, ok := m.origin[n]; !ok {
+		m.origin[n] = m.base
+	}
+}
+
 // merge returns the tree of base b with child c on top, for a value of type t. Neither input is
 // modified: base trees are shared by every site of a family.
 func (m *merger) merge(b, c *yaml.Node, t reflect.Type) *yaml.Node {
@@ -143,13 +154,13 @@ func (m *merger) merge(b, c *yaml.Node, t reflect.Type) *yaml.Node {
 	}
 	if c == nil {
 		if !m.dirty[b] {
-			m.origin[b] = m.base
+			m.mark(b)
 			return b
 		}
 		// Something below was removed: rebuild this level from the base alone.
 		empty := &yaml.Node{Kind: b.Kind, Tag: b.Tag, Line: b.Line, Column: b.Column}
 		out := m.merge(b, empty, t)
-		m.origin[out] = m.base
+		m.mark(out)
 		return out
 	}
 	switch {
@@ -182,10 +193,11 @@ func (m *merger) mergeStruct(b, c *yaml.Node, t reflect.Type) *yaml.Node {
 			used[k.Value] = true
 			out.Content = append(out.Content, ck, cv)
 		case known:
-			m.origin[k] = m.base
+			m.mark(k)
 			out.Content = append(out.Content, k, m.merge(v, nil, ft))
 		default:
-			m.origin[k], m.origin[v] = m.base, m.base
+			m.mark(k)
+			m.mark(v)
 			out.Content = append(out.Content, k, v)
 		}
 	}
@@ -214,7 +226,7 @@ func (m *merger) mergeMap(b, c *yaml.Node, elem reflect.Type) *yaml.Node {
 			used[k.Value] = true
 			out.Content = append(out.Content, ck, cv)
 		default:
-			m.origin[k] = m.base
+			m.mark(k)
 			out.Content = append(out.Content, k, m.merge(v, nil, elem))
 		}
 	}
