@@ -59,6 +59,8 @@ func (t *target) Fetch(ctx context.Context, req *engine.Request) (*engine.Respon
 		return page(200, `<html><body><div class="gallery-grid"></div></body></html>`)
 	case strings.HasPrefix(id, "ZZ"):
 		return page(200, `<html><body><input id="sku" value="AB1234"><h1>Other</h1></body></html>`)
+	case strings.HasPrefix(id, "WP"): // a price the sitedef cannot read: a warning, not an error
+		return page(200, `<html><body><input id="sku" value="`+id+`"><h1>Kettle</h1><span class="price">$ask us</span></body></html>`)
 	case strings.HasPrefix(id, "PANIC"):
 		panic("target simulator asked to panic")
 	case strings.HasPrefix(id, "HOLD"):
@@ -298,6 +300,37 @@ func TestErrorsAndBilling(t *testing.T) {
 	for _, k := range []apikey.Key{e.live, e.test, revoked} {
 		if strings.Contains(logs, k.String()) {
 			t.Errorf("logs contain a full key")
+		}
+	}
+}
+
+// TestRunWarningsLogged: what a successful run left out reaches the operator's log with the request
+// id, while the client gets its 200.
+func TestRunWarningsLogged(t *testing.T) {
+	e := start(t, store.PlanPro, 0)
+	r := e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=WP1234")
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.raw)
+	}
+	rid := r.header.Get("Asa-Request-Id")
+	var logged map[string]any
+	for line := range strings.Lines(e.logs.String()) {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "run warnings" {
+			logged = rec
+		}
+	}
+	if logged == nil {
+		t.Fatalf("no run warnings logged:\n%s", e.logs.String())
+	}
+	if logged["request_id"] != rid || logged["endpoint"] != "shop.product" || !strings.Contains(fmt.Sprint(logged["warnings"]), "price") {
+		t.Errorf("logged %v, want request id %s, endpoint shop.product and the price's warning", logged, rid)
+	}
+	// a price read well is no warning (the test shop's in_stock warns on a page without its state)
+	r = e.get(t, "/api/v1/shop/product?api_key="+e.live.String()+"&query=AB1234")
+	for line := range strings.Lines(e.logs.String()) {
+		if strings.Contains(line, r.header.Get("Asa-Request-Id")) && strings.Contains(line, "run warnings") && strings.Contains(line, "field price") {
+			t.Errorf("a price warning for a page with a readable price: %s", line)
 		}
 	}
 }

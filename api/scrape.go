@@ -207,6 +207,7 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 			// Extractor health counts live runs only: sandbox answers are our own fixture pages.
 			s.health.success(plan, res.Data)
 		}
+		s.logWarnings(ctx, requestID(c), plan.ID, res.Warnings)
 		setFetchHeaders(c, res.Attempts, res.SourceStatus, res.ResolvedURL)
 		body, err := res.MarshalJSON()
 		if err != nil {
@@ -228,6 +229,14 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 		}
 		c.Response().Header().Set(HeaderCost, strconv.Itoa(cost))
 		return c.JSONBlob(http.StatusOK, body)
+	}
+}
+
+// logWarnings tells the operator what a successful run left out (an optional value that could not be
+// read, an optional step that failed): the client gets the answer, the sitedef's author the reason.
+func (s *Server) logWarnings(ctx context.Context, reqID, endpoint string, warnings []string) {
+	if len(warnings) > 0 {
+		s.log.InfoContext(ctx, "run warnings", "request_id", reqID, "endpoint", endpoint, "warnings", warnings)
 	}
 }
 
