@@ -368,7 +368,7 @@ func (ev *Evaluator) Nodes(x *Expr, ctx xpath.NodeNavigator) []xpath.NodeNavigat
 	for it.MoveNext() {
 		out = append(out, it.Current().Copy())
 	}
-	return out
+	return sortUnique(out)
 }
 
 // Value evaluates x from nav and shapes the result of the four kinds of an XPath: a node set gives
@@ -447,18 +447,29 @@ func (ev *Evaluator) Value(x *Expr, nav xpath.NodeNavigator, all bool, text bool
 	// Evaluate moves the navigator it is given; the caller's context must stay where it is.
 	switch v := e.Evaluate(nav.Copy()).(type) {
 	case *xpath.NodeIterator:
-		if !all {
+		if !all && !text {
 			if v.MoveNext() {
-				if !text {
-					return true
-				}
-				return dom.Text(v.Current())
+				return true
 			}
 			return nil
 		}
-		var out []any
+		// antchfx yields a step whose predicate it takes for a positional one (count(), a number)
+		// parent by parent: //*[@class='p'][not(count(.//a) = 1)] gives one parent's matching
+		// children, then the next parent's, so the first it yields need not be the first on the
+		// page. A list, and the first node's text, are read in document order.
+		var ns []xpath.NodeNavigator
 		for v.MoveNext() {
-			if t := dom.Text(v.Current()); t != "" {
+			ns = append(ns, v.Current().Copy())
+		}
+		if !all {
+			if ns = firstInOrder(ns); len(ns) == 0 {
+				return nil
+			}
+			return dom.Text(ns[0])
+		}
+		var out []any
+		for _, n := range sortUnique(ns) {
+			if t := dom.Text(n); t != "" {
 				out = append(out, t)
 			}
 		}
