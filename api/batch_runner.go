@@ -36,6 +36,8 @@ type ItemResult struct {
 	Units int
 	// Err is the error of a failed item; its code gives the item's http_status.
 	Err *errcode.Error
+	// Warnings is what a successful run left out (see Server.logWarnings).
+	Warnings []string
 }
 
 // planRunner runs a sitedef endpoint's items: the synchronous handler's pipeline without the HTTP
@@ -92,7 +94,7 @@ func (r planRunner) Run(ctx context.Context, p Principal, q url.Values) ItemResu
 	if err != nil {
 		return ItemResult{Err: &errcode.Error{Code: errcode.InternalError, Cause: err}}
 	}
-	return ItemResult{Body: body, Units: max(res.Units, 1)}
+	return ItemResult{Body: body, Units: max(res.Units, 1), Warnings: res.Warnings}
 }
 
 // universalRunner runs universal.get items: the universal endpoint's own check and run.

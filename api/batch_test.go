@@ -895,6 +895,23 @@ func TestBatchAllFailed(t *testing.T) {
 	}
 }
 
+// TestBatchItemWarningsLogged: what a batch item's successful run left out reaches the log with its
+// batch, as a synchronous request's does with its request id.
+func TestBatchItemWarningsLogged(t *testing.T) {
+	e := startBatches(t, batchOpts{})
+	r := e.create(t, e.live, map[string]any{"endpoint": "shop.product", "items": itemsOf("WP1234")})
+	id := r.body["id"].(string)
+	if final := e.waitEnd(t, e.live, id); final.body["status"] != "complete" {
+		t.Fatalf("%s", final.raw)
+	}
+	for line := range strings.Lines(e.logs.String()) {
+		if strings.Contains(line, `"msg":"run warnings"`) && strings.Contains(line, `"batch":"`+id+`"`) && strings.Contains(line, "field price") {
+			return
+		}
+	}
+	t.Errorf("no run warnings logged for batch %s:\n%s", id, e.logs.String())
+}
+
 // universal.get items go through the universal endpoint's checks and run (here from its sandbox).
 func TestBatchUniversal(t *testing.T) {
 	e := startBatches(t, batchOpts{})
