@@ -82,7 +82,7 @@ func Load(eng *engine.Engine, fsys fs.FS, only ...string) (*Registry, diag.List)
 		return false
 	}
 	l := &loader{eng: eng, fsys: fsys, reg: reg, wanted: wanted, diags: &diags,
-		famSites: map[string]*sitedef.File{}, baseFiles: map[string]*sitedef.File{}, broken: map[string]bool{},
+		baseFiles: map[string]*sitedef.File{}, broken: map[string]bool{},
 		records: map[string]*sitedef.File{}, resolving: map[string]bool{}}
 	l.loadFamilies()
 	for _, e := range entries {
@@ -121,9 +121,9 @@ type loader struct {
 	reg    *Registry
 	wanted func(string) bool
 	diags  *diag.List
-	// famSites and baseFiles are the parsed family files; broken names the families and bases that
-	// have errors of their own, reported once at the base rather than at each of its sites.
-	famSites  map[string]*sitedef.File
+	// baseFiles are the parsed bases (the families' resolved site.yaml files are reg.famFiles);
+	// broken names the families and bases that have errors of their own, reported once at the base
+	// rather than at each of its sites.
 	baseFiles map[string]*sitedef.File
 	broken    map[string]bool
 	// famDirs names the directories under _families/; famLoading the families being loaded, so a
@@ -182,7 +182,7 @@ func (l *loader) loadFamilies() {
 // loadFamily loads one family and its bases once, after the family it extends; it reports whether
 // the family loaded without errors.
 func (l *loader) loadFamily(fam string) bool {
-	if l.famSites[fam] != nil || l.broken[fam] {
+	if l.reg.famFiles[fam] != nil || l.broken[fam] {
 		return !l.broken[fam]
 	}
 	l.famLoading[fam] = true
@@ -215,7 +215,7 @@ func (l *loader) loadFamily(fam string) bool {
 			d.Add(sitePath, line, col, "extends family %q, which has errors of its own (see %s/%s/site.yaml)", parent, sitedef.FamiliesDir, parent)
 		default:
 			var rd diag.List
-			siteFile, rd = sitedef.ExtendSite(l.famSites[parent], parent, siteFile)
+			siteFile, rd = sitedef.ExtendSite(l.reg.famFiles[parent], parent, siteFile)
 			d = append(d, rd...)
 			l.reg.famParent[fam] = parent
 		}
@@ -229,7 +229,6 @@ func (l *loader) loadFamily(fam string) bool {
 		l.broken[fam] = true
 		return false
 	}
-	l.famSites[fam] = siteFile
 	l.reg.famFiles[fam] = siteFile
 	files, _ := fs.ReadDir(l.fsys, dir)
 	for _, f := range files {
@@ -325,8 +324,8 @@ func (l *loader) base(name string, p string, pos sitedef.Pos, d *diag.List) *sit
 		d.Add(p, line, col, "extends %q: name a base as <family>/<resource>", name)
 	case l.broken[fam] || l.broken[name]:
 		d.Add(p, line, col, "extends %q, which has errors of its own (see %s/%s)", name, sitedef.FamiliesDir, fam)
-	case l.famSites[fam] == nil:
-		d.Add(p, line, col, "extends %q: there is no family %q under %s/ (families: %s)", name, fam, sitedef.FamiliesDir, strings.Join(sortedKeys(l.famSites), ", "))
+	case l.reg.famFiles[fam] == nil:
+		d.Add(p, line, col, "extends %q: there is no family %q under %s/ (families: %s)", name, fam, sitedef.FamiliesDir, strings.Join(sortedKeys(l.reg.famFiles), ", "))
 	case l.baseFiles[name] == nil:
 		d.Add(p, line, col, "extends %q: family %q has no %s.yaml (bases: %s)", name, fam, res, strings.Join(l.basesOf(fam), ", "))
 	default:
@@ -386,11 +385,11 @@ func (l *loader) loadSite(dir string) {
 		switch {
 		case l.broken[fam]:
 			d.Add(sitePath, pos.Line, pos.Col, "extends family %q, which has errors of its own (see %s/%s/site.yaml)", fam, sitedef.FamiliesDir, fam)
-		case l.famSites[fam] == nil:
-			d.Add(sitePath, pos.Line, pos.Col, "extends %q: there is no family %q under %s/ (families: %s)", fam, fam, sitedef.FamiliesDir, strings.Join(sortedKeys(l.famSites), ", "))
+		case l.reg.famFiles[fam] == nil:
+			d.Add(sitePath, pos.Line, pos.Col, "extends %q: there is no family %q under %s/ (families: %s)", fam, fam, sitedef.FamiliesDir, strings.Join(sortedKeys(l.reg.famFiles), ", "))
 		default:
 			var rd diag.List
-			siteFile, rd = sitedef.ExtendSite(l.famSites[fam], fam, own)
+			siteFile, rd = sitedef.ExtendSite(l.reg.famFiles[fam], fam, own)
 			d = append(d, rd...)
 		}
 	}
