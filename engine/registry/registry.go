@@ -255,32 +255,21 @@ func (l *loader) loadBase(fam, res, p string, siteFile *sitedef.File) {
 	case epFile.Site != nil:
 		d.Add(p, 1, 1, "only site.yaml may be kind: site")
 	case epFile.Endpoint != nil:
-		ep := epFile.Endpoint
-		if ep.Resource != res {
-			pos := epFile.Pos.Of(&ep.Resource)
-			d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", ep.Resource, res)
-		}
-		resolved := true
-		if ext := ep.Extends; ext != "" {
-			resolved = false
-			pos := epFile.Pos.Of(&ep.Extends)
+		// a base extends only a base of a family below its own
+		below := func(ext string, at sitedef.Pos) bool {
 			parentFam, _, _ := strings.Cut(ext, "/")
-			if !l.ancestor(fam, parentFam) {
-				why := fmt.Sprintf("say extends: %s in %s/%s/site.yaml", parentFam, sitedef.FamiliesDir, fam)
-				if up := l.reg.famParent[fam]; up != "" {
-					why = fmt.Sprintf("family %q extends %q", fam, up)
-				}
-				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "extends %q: a base extends only the bases of the families its own family extends (%s)", ext, why)
-			} else if base := l.base(ext, p, pos, &d); base != nil && !d.HasErrors() {
-				var rd diag.List
-				epFile, rd = sitedef.ExtendEndpoint(base, ext, p, epFile.Node, res)
-				d = append(d, rd...)
-				resolved = !rd.HasErrors()
+			if l.ancestor(fam, parentFam) {
+				return true
 			}
-		} else if len(ep.Remove) > 0 {
-			pos := epFile.Pos.Of(&ep.Remove)
-			d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "remove: needs extends: it drops parts of a base")
+			why := fmt.Sprintf("say extends: %s in %s/%s/site.yaml", parentFam, sitedef.FamiliesDir, fam)
+			if up := l.reg.famParent[fam]; up != "" {
+				why = fmt.Sprintf("family %q extends %q", fam, up)
+			}
+			d.Add(p, max(at.Line, 1), max(at.Col, 1), "extends %q: a base extends only the bases of the families its own family extends (%s)", ext, why)
+			return false
 		}
+		var resolved bool
+		epFile, resolved = l.resolveEndpoint(epFile, p, res, &d, below)
 		var plan *engine.Plan
 		if resolved {
 			if epFile, ok := l.extendFields(epFile, &d); ok {
@@ -303,6 +292,36 @@ func (l *loader) loadBase(fam, res, p string, siteFile *sitedef.File) {
 		l.broken[id] = true
 	}
 	l.report(p, d)
+}
+
+// resolveEndpoint checks an endpoint file's resource against its file name (res) and resolves the
+// base it extends, where mayExtend (nil: any) lets it; ok is false when the file extends a base it
+// could not be resolved with, and is then not compiled.
+func (l *loader) resolveEndpoint(f *sitedef.File, p, res string, d *diag.List, mayExtend func(ext string, at sitedef.Pos) bool) (*sitedef.File, bool) {
+	ep := f.Endpoint
+	if ep.Resource != res {
+		pos := f.Pos.Of(&ep.Resource)
+		d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", ep.Resource, res)
+	}
+	ext := ep.Extends
+	if ext == "" {
+		if len(ep.Remove) > 0 {
+			pos := f.Pos.Of(&ep.Remove)
+			d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "remove: needs extends: it drops parts of a base")
+		}
+		return f, true
+	}
+	at := f.Pos.Of(&ep.Extends)
+	if mayExtend != nil && !mayExtend(ext, at) {
+		return f, false
+	}
+	base := l.base(ext, p, at, d)
+	if base == nil || d.HasErrors() {
+		return f, false
+	}
+	out, rd := sitedef.ExtendEndpoint(base, ext, p, f.Node, res)
+	*d = append(*d, rd...)
+	return out, !rd.HasErrors()
 }
 
 // ancestor reports whether family anc is one that fam extends, directly or through another.
@@ -450,22 +469,8 @@ func (l *loader) loadSite(dir string) {
 		}
 		epFile, d := sitedef.Parse(p, data)
 		if epFile.Endpoint != nil {
-			if epFile.Endpoint.Resource != res {
-				pos := epFile.Pos.Of(&epFile.Endpoint.Resource)
-				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "resource %q must equal the file name %q", epFile.Endpoint.Resource, res)
-			}
-			compile := true
-			if ext := epFile.Endpoint.Extends; ext != "" {
-				compile = false
-				if base := l.base(ext, p, epFile.Pos.Of(&epFile.Endpoint.Extends), &d); base != nil && !d.HasErrors() {
-					resolved, rd := sitedef.ExtendEndpoint(base, ext, p, epFile.Node, res)
-					d = append(d, rd...)
-					epFile, compile = resolved, !rd.HasErrors()
-				}
-			} else if len(epFile.Endpoint.Remove) > 0 {
-				pos := epFile.Pos.Of(&epFile.Endpoint.Remove)
-				d.Add(p, max(pos.Line, 1), max(pos.Col, 1), "remove: needs extends: it drops parts of a base")
-			}
+			var compile bool
+			epFile, compile = l.resolveEndpoint(epFile, p, res, &d, nil)
 			if compile {
 				if epFile, ok := l.extendFields(epFile, &d); ok {
 					l.compile(siteFile, epFile, p, d)
