@@ -313,6 +313,7 @@ func (e *Engine) Compile(site, ep *sitedef.File) (*Plan, diag.List) {
 		p.hostDomain[strings.ToLower(dm.Host)] = k
 		p.hostDomain[strings.TrimPrefix(strings.ToLower(dm.Host), "www.")] = k
 	})
+	p.regDomain = registrableDomains(s)
 
 	env := planEnv(d)
 	// Site-level parts are reported against site.yaml.

@@ -178,6 +178,9 @@ func (p *Plan) fromURL(pr *param, v string, raw url.Values, out Params) error {
 				dom, ok = p.hostDomain[strings.TrimPrefix(strings.ToLower(m[i]), "www.")]
 			}
 			if !ok {
+				dom, ok = p.regDomain[registrable(m[i])]
+			}
+			if !ok {
 				return invalid(pr.name, "the URL's host %s is not a storefront of this site", m[i])
 			}
 			if explicit := raw.Get(p.domainParam); explicit != "" && explicit != dom {

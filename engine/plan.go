@@ -39,6 +39,7 @@ type Plan struct {
 	siteHeaders []kvTemplate
 	domains     map[string]map[string]any
 	hostDomain  map[string]string
+	regDomain   map[string]string // by registrable domain (see registrableDomains)
 	defDomain   string
 	domainParam string
 	want        *xpatheval.Want // what the indexed XPaths need from each document
