@@ -75,7 +75,7 @@ type Param struct {
 	Values      []string `yaml:"values" doc:"Allowed values (enum)."`
 	ValuesFrom  string   `yaml:"values_from" doc:"'domains': the allowed values are the site's domain keys." enum:"domains"`
 	Normalize   string   `yaml:"normalize" doc:"Expression over value applied before the checks, e.g. upper(trim(value))."`
-	URLPattern  string   `yaml:"url_pattern" doc:"The value may instead be a full URL matching this regular expression; its named groups fill the parameters of the same name, and a group named host selects the domain."`
+	URLPattern  string   `yaml:"url_pattern" doc:"The value may instead be a full URL matching this regular expression; its named groups fill the parameters of the same name, and a group named host selects the domain: the one whose host it is, else the one whose host shares its registrable domain (edition.cnn.com for www.cnn.com)."`
 	Example     any      `yaml:"example" doc:"A valid value for docs, OpenAPI and checks."`
 }
 
