@@ -525,10 +525,18 @@ func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int, abo
 	if src.when = c.exprBool(&s.When, "source "+name+" when"); src.when != nil {
 		// The source as written: the compiled tree's member reads are rewritten for speed.
 		if tree, err := parser.ParseWithConfig(s.When, c.eng.exprConf); err == nil {
-			c.checkSourceWhen(&s.When, name, src.from, tree.Node, above)
+			c.checkSourceReads(&s.When, name+" when", src.from, tree.Node, above)
 		}
 	}
 	n := 0
+	if s.Expr != "" {
+		n++
+		if src.expr = c.expr(&s.Expr, "source "+name+" expr"); src.expr != nil {
+			if tree, err := parser.ParseWithConfig(s.Expr, c.eng.exprConf); err == nil {
+				c.checkSourceReads(&s.Expr, name+" expr", src.from, tree.Node, above)
+			}
+		}
+	}
 	if s.JSONLD != "" {
 		n++
 	}
@@ -547,7 +555,7 @@ func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int, abo
 		n++
 	}
 	if n != 1 {
-		c.errAt(s, "source %q needs exactly one of json_ld, script_json, xpath_json, body, main_text", name)
+		c.errAt(s, "source %q needs exactly one of json_ld, script_json, xpath_json, body, main_text, expr", name)
 	}
 	if !nameRe.MatchString(name) {
 		c.errAt(s, "source name %q: lower case letters, digits and underscores", name)
@@ -555,17 +563,19 @@ func (c *compiler) compileSource(name string, s *sitedef.Source, nSteps int, abo
 	return src
 }
 
-// checkSourceWhen refuses a source's when that reads what is not there when the source is looked
-// for: the fields (extracted after every source), and a source not decoded before this one (declared
-// below it, or read from a later step), which would be nil there and make the condition lie.
-func (c *compiler) checkSourceWhen(ptr *string, name string, from int, n ast.Node, above []*source) {
+// checkSourceReads refuses a source's when or expr that reads what is not there when the source is
+// read: the fields (extracted after every source), and a source not decoded before this one (declared
+// below it, or read from a later step), which would be nil there and make the condition lie. what
+// is the source's name and the key ("offer when").
+func (c *compiler) checkSourceReads(ptr *string, what string, from int, n ast.Node, above []*source) {
 	v := srcReads{}
 	ast.Walk(&n, &v)
+	name := strings.Fields(what)[0]
 	if v.bare > len(v.names) {
-		c.errAt(ptr, "source %s when: src is read only by name (src.other), so that the sources it needs are known", name)
+		c.errAt(ptr, "source %s: src is read only by name (src.other), so that the sources it needs are known", what)
 	}
 	if v.other != "" {
-		c.errAt(ptr, "source %s when: %s is not known while the sources are read (the fields come after them)", name, v.other)
+		c.errAt(ptr, "source %s: %s is not known while the sources are read (the fields come after them)", what, v.other)
 	}
 	for _, read := range v.names {
 		ok := false
@@ -573,7 +583,7 @@ func (c *compiler) checkSourceWhen(ptr *string, name string, from int, n ast.Nod
 			ok = ok || (a.name == read && a.from <= from)
 		}
 		if !ok {
-			c.errAt(ptr, "source %s when: src.%s is not read before %s (a when reads the sources declared above it, of the same or an earlier step)", name, read, name)
+			c.errAt(ptr, "source %s: src.%s is not read before %s (a source's when and expr read the sources declared above it, of the same or an earlier step)", what, read, name)
 		}
 	}
 }

@@ -61,7 +61,11 @@ for everyone who owns one, and it also goes on long enough to be kept by the ext
 
 // loadBlog loads the blog site with one endpoint file, article.yaml.
 func loadBlog(article string) (*registry.Registry, diag.List) {
-	return registry.Load(engine.New(), fstest.MapFS{
+	return loadBlogWith(engine.New(), article)
+}
+
+func loadBlogWith(e *engine.Engine, article string) (*registry.Registry, diag.List) {
+	return registry.Load(e, fstest.MapFS{
 		"blog/site.yaml":    {Data: []byte(blogSite)},
 		"blog/article.yaml": {Data: []byte(article)},
 	})

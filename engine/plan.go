@@ -125,7 +125,9 @@ type source struct {
 	xpathJSON  *xpatheval.Expr
 	body       bool
 	mainText   bool
-	required   bool
+	// expr, when not nil, is a source computed from the sources above it (sitedef.Source.Expr).
+	expr     *vm.Program
+	required bool
 	// when, when not nil, says whether the source is looked for at all (sitedef.Source.When).
 	when *vm.Program
 	// proj, when not nil, is the part of a script-JSON, xpath_json or body source the plan's

@@ -102,9 +102,11 @@ type projector struct {
 	built     map[string]absVal
 	// varVals is what each step variable may be, by name.
 	varVals map[string]absVal
-	changed bool
-	trees   map[*vm.Program]ast.Node
-	visits  map[*vm.Program]int
+	// computed is what each expr source may be, by name: src.<name> reads what its expression read.
+	computed map[string]absVal
+	changed  bool
+	trees    map[*vm.Program]ast.Node
+	visits   map[*vm.Program]int
 	// children holds each path made, by its parent's key and element (child).
 	children map[childOf]srcPath
 }
@@ -133,7 +135,7 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 	if !decoded {
 		return
 	}
-	pj := &projector{plan: p, trie: map[string]*dom.Projection{}, fieldVals: map[string]absVal{}, varVals: map[string]absVal{},
+	pj := &projector{plan: p, trie: map[string]*dom.Projection{}, fieldVals: map[string]absVal{}, varVals: map[string]absVal{}, computed: map[string]absVal{},
 		built: map[string]absVal{}, trees: map[*vm.Program]ast.Node{}, visits: map[*vm.Program]int{}, children: map[childOf]srcPath{}}
 	for _, u := range uses {
 		if _, ok := pj.trees[u.prog]; ok || u.prog == nil {
@@ -247,6 +249,11 @@ func (pj *projector) walkPlan() {
 	for _, p := range pj.plan.params {
 		pj.whole(pj.prog(p.normalize, &top))
 	}
+	for _, s := range pj.plan.sources {
+		if s.expr != nil {
+			pj.grow(pj.computed, s.name, pj.prog(s.expr, &top))
+		}
+	}
 	for _, r := range pj.plan.rules {
 		pj.walkRule(r, &top)
 	}
@@ -359,6 +366,17 @@ func (pj *projector) sel(s *selector, c *evalCtx, first bool) absVal {
 	}
 	pj.touch(v)
 	return v
+}
+
+// isComputed reports whether name is an expr source (whose value is what its expression read, not
+// a decoded source of its own).
+func (pj *projector) isComputed(name string) bool {
+	for _, s := range pj.plan.sources {
+		if s.name == name {
+			return s.expr != nil
+		}
+	}
+	return false
 }
 
 func (pj *projector) setField(name string, v absVal) {
@@ -633,7 +651,11 @@ func (pj *projector) member(v absVal, e pathElem) absVal {
 				pj.whole(absVal{paths: []srcPath{p}})
 				continue
 			}
-			out.paths = append(out.paths, srcPath{src: e.key}.keyed())
+			if c, ok := pj.computed[e.key]; ok {
+				out = union(out, c)
+			} else if !pj.isComputed(e.key) {
+				out.paths = append(out.paths, srcPath{src: e.key}.keyed())
+			}
 			continue
 		}
 		if e.elem && p.flat {

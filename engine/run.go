@@ -718,6 +718,12 @@ func (r *run) decodeSources(st *step, sr *stepResult) error {
 			}
 		}
 		switch {
+		case src.expr != nil:
+			x, err := r.machine.Run(src.expr, r.env)
+			if err != nil {
+				return errcode.New(errcode.ExtractionFailed, "source %s: %v", src.name, err)
+			}
+			v = x
 		case src.body:
 			switch {
 			case sr.jsonOK:

@@ -116,6 +116,7 @@ type Source struct {
 	ScriptJSON string `yaml:"script_json" doc:"Regular expression: the balanced JSON value following its first match."`
 	XPathJSON  string `yaml:"xpath_json" doc:"XPath: the text of the first node, parsed as JSON."`
 	Body       bool   `yaml:"body" doc:"The whole response body parsed as JSON."`
+	Expr       string `yaml:"expr" doc:"Expression over params, domain, vars, steps and the sources declared above this one, of the same or an earlier step: the source is its value. One reading of several layouts (today's state object, else an older page's), named once for the rules and fields that read it; give from: the step whose rules read it."`
 	MainText   bool   `yaml:"main_text" doc:"The page's main content as the universal extractor finds it (navigation, ads, footers and related links removed): an object {text, word_count, title, byline, excerpt, published, site_name, lang}; nil when the page has no main text."`
 	Required   bool   `yaml:"required" doc:"A missing source fails the request with extraction_failed (unless its when does not hold)."`
 	When       string `yaml:"when" doc:"Expression over params, domain, vars, steps and the sources declared above this one: the source is looked for only where it holds, and is nil elsewhere. A fallback layout's data (an older page's state object) then costs nothing on a page of today."`
