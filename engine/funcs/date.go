@@ -418,7 +418,8 @@ func parseDate(s, hint string) (string, bool) {
 }
 
 // parseDateIn is parseDate reading a time of day written without a zone in loc (a site's own
-// time zone) instead of UTC.
+// time zone) instead of UTC; with a loc other than UTC, the answer keeps the offset the time was
+// read in.
 func parseDateIn(s, hint string, loc *time.Location) (string, bool) {
 	if len(s) > MaxDateText {
 		return "", false
@@ -447,7 +448,20 @@ func parseDateIn(s, hint string, loc *time.Location) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if hasTime && loc != time.UTC {
+		// A site's own zone: the time keeps the offset it was read in (the text's own, else the
+		// zone's), so that the answer shows the page's clock as well as the instant.
+		return formatLocal(t)
+	}
 	return formatDate(t, hasTime)
+}
+
+// formatLocal is t in RFC 3339 with its own offset.
+func formatLocal(t time.Time) (string, bool) {
+	if t.Year() < 1 || t.Year() > 9999 {
+		return "", false
+	}
+	return t.Format(time.RFC3339), true
 }
 
 func formatDate(t time.Time, hasTime bool) (string, bool) {

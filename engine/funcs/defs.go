@@ -614,8 +614,9 @@ func (s *Set) definitions() []def {
 				"is March 4 without a locale or with `en_US`, April 3 with `en_GB`, `de`, ... Dots and dashes are " +
 				"day-first. Relative dates (`3 days ago`) are not read: they depend on the current time. The third " +
 				"argument is an IANA time zone (`America/New_York`) in which a time of day written without a zone " +
-				"is read (else UTC), for a site that shows its local time (`3:33 PM ET`); pass `\"\"` as the layout " +
-				"to keep the automatic formats. A date alone stays a date. The North American zone names EST, EDT, CST, " +
+				"is read (else UTC), for a site that shows its local time (`3:33 PM ET`); the answer then keeps the offset " +
+				"the time was read in (the text's own, else the zone's: `2024-03-13T10:00:00+01:00`), the page's clock as " +
+				"well as the instant. Pass `\"\"` as the layout to keep the automatic formats. A date alone stays a date. The North American zone names EST, EDT, CST, " +
 				"CDT, MST, MDT, PST and PDT are read with their offsets.",
 			types: []any{tA, tAS, tASS},
 			fn: func(args ...any) (any, error) {
@@ -661,8 +662,8 @@ func (s *Set) definitions() []def {
 				`parseDate("03/04/2024", "en_GB")`, `"2024-04-03"`,
 				`parseDate("13/03/2024 14:30", "%d/%m/%Y %H:%M")`, `"2024-03-13T14:30:00Z"`,
 				`parseDate("Mar 13, 2024, 2:30 PM")`, `"2024-03-13T14:30:00Z"`,
-				`parseDate("Mar 13, 2024, 2:30 PM ET", "", "America/New_York")`, `"2024-03-13T18:30:00Z"`,
-				`parseDate("2024-03-13T10:00:00+01:00", "", "America/New_York")`, `"2024-03-13T09:00:00Z"`,
+				`parseDate("Mar 13, 2024, 2:30 PM ET", "", "America/New_York")`, `"2024-03-13T14:30:00-04:00"`,
+				`parseDate("2024-03-13T10:00:00+01:00", "", "America/New_York")`, `"2024-03-13T10:00:00+01:00"`,
 				`parseDate(1710324000)`, `"2024-03-13T10:00:00Z"`,
 				`parseDate("yesterday")`, `null`,
 			),
