@@ -10,6 +10,7 @@
 package xpatheval
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -104,6 +105,9 @@ func Compile(src string, want *Want) (*Expr, error) {
 	x, err := newXPathSel(tight)
 	if err != nil {
 		return nil, err
+	}
+	if call := movedContext(tight); call != "" {
+		return nil, fmt.Errorf("%s: the XPath library reads the arguments after one with a [predicate] from the last node that predicate tested, not from the context node (antchfx/xpath); select each part in a field of its own and join them in expr", call)
 	}
 	x.written = src
 	x.native = compileNative(tight)
