@@ -255,7 +255,7 @@ func TestProjectionKeepsOutput(t *testing.T) {
 	}
 	// Searches (findAll, find with a key), built lists, vars and pagination are followed.
 	// items (walmart.search counts the cards before) is followed by the list's child fields.
-	for id, src := range map[string]string{"youtube.channel": "browse_html", "youtube.video": "data", "youtube.search": "html", "youtube.transcript": "player",
+	for id, src := range map[string]string{"youtube.channel": "browse_html", "youtube.video": "data", "youtube.search": "html", "youtube.transcript": "page_player",
 		"walmart.search": "search_result"} {
 		if p := engine.Projections(reg.Plan(id)); p[src] == nil {
 			t.Errorf("%s decodes %s whole (%s)", id, src, engine.ProjectionRefused(reg.Plan(id)))
