@@ -301,7 +301,8 @@ var clockWords = map[string]bool{"at": true, "um": true, "à": true, "a": true, 
 	"alle": true, "om": true, "o": true, "kl": true, "t": true, "saat": true, "в": true}
 
 // parseClock reads "10:00", "10:00:05", "3:04 PM", optionally followed by a zone (Z, UTC, GMT,
-// +01:00) at the start of t, and applies it to date; a clock without a zone is read in loc.
+// +01:00, a North American zone name: EST, PDT ...) at the start of t, and applies it to date; a
+// clock without a zone is read in loc.
 func parseClock(t []dtok, date time.Time, loc *time.Location) (time.Time, bool) {
 	i := 0
 	for i < len(t) && (t[i].kind == 'w' && clockWords[t[i].s] || t[i].kind == 'p' && (t[i].s == "," || t[i].s == "-")) {
@@ -353,13 +354,18 @@ func parseClock(t []dtok, date time.Time, loc *time.Location) (time.Time, bool) 
 		case t[i].kind == 'p' && (t[i].s == "+" || t[i].s == "-"):
 			zoned = true
 			offset = zoneOffset(t[i:])
+		case t[i].kind == 'w' && usZones[strings.ToUpper(t[i].s)] != 0:
+			// "3:37 PM EST", "15:37:00 EDT"
+			zoned = true
+			offset = usZones[strings.ToUpper(t[i].s)] * 3600
 		}
 	}
 	if !zoned {
 		return time.Date(date.Year(), date.Month(), date.Day(), h, mi, sec, 0, loc), true
 	}
-	tt := time.Date(date.Year(), date.Month(), date.Day(), h, mi, sec, 0, time.UTC)
-	return tt.Add(-time.Duration(offset) * time.Second), true
+	// the text's own offset: the same instant, shown as the text gives it where the answer keeps
+	// offsets (see parseDateIn)
+	return time.Date(date.Year(), date.Month(), date.Day(), h, mi, sec, 0, time.FixedZone("", offset)), true
 }
 
 // zoneOffset reads "+01:00", "+0100", "+1" at the start of t, in seconds east of UTC.

@@ -138,6 +138,12 @@ func TestParseDateInZone(t *testing.T) {
 		{"Mon Aug 03 12:45:00 EDT 2015", "", time.UTC, "2015-08-03T16:45:00Z"}, // a zone name wins
 		{"Wed, 09 Mar 2016 10:00:00 PST", "", tokyo, "2016-03-09T10:00:00-08:00"},
 		{"Wed, 09 Mar 2016 10:00:00 GMT", "", tokyo, "2016-03-09T10:00:00Z"},
+		// a written date's clock with a North American zone name, or an offset: the text's own
+		{"Mon, Jan 7 2019 15:37:00 EST", "", time.UTC, "2019-01-07T20:37:00Z"},
+		{"January 7, 2019 3:37 PM PDT", "", time.UTC, "2019-01-07T22:37:00Z"},
+		{"Mon, Jan 7 2019 15:37:00 EST", "", tokyo, "2019-01-07T15:37:00-05:00"},
+		{"13 March 2024 10:00 +01:00", "", tokyo, "2024-03-13T10:00:00+01:00"},
+		{"13 March 2024 10:00 UTC", "", ny, "2024-03-13T10:00:00Z"},
 	}
 	for _, c := range cases {
 		got, ok := parseDateIn(c.in, c.hint, c.loc)
