@@ -63,19 +63,7 @@ func TestSourceExpr(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rp := &fixture.Replay{Fallback: reply(tc.page)}
-			out := fixture.Execute(t.Context(), reg.Plan("blog.article"), url.Values{"query": {"a"}}, rp)
-			if tc.err != "" {
-				if out.Err == nil || out.Err.Code != tc.err {
-					t.Fatalf("got %v %s, want %s", out.Err, out.JSON, tc.err)
-				}
-				return
-			}
-			if out.Err != nil {
-				t.Fatalf("unexpected error: %v", out.Err)
-			}
-			if string(out.JSON) != tc.want {
-				t.Errorf("got %s, want %s", out.JSON, tc.want)
-			}
+			checkOutcome(t, fixture.Execute(t.Context(), reg.Plan("blog.article"), url.Values{"query": {"a"}}, rp), tc.err, tc.want)
 		})
 	}
 	// The paths read through state are the parts of today that are decoded; config is read whole

@@ -54,18 +54,7 @@ func TestSourceWhen(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := run(t, reg, "blog.article", url.Values{"query": {"a"}}, map[string]*fixture.Reply{"page": reply(tc.page)})
-			if tc.err != "" {
-				if out.Err == nil || out.Err.Code != tc.err {
-					t.Fatalf("got %v %s, want %s", out.Err, out.JSON, tc.err)
-				}
-				return
-			}
-			if out.Err != nil {
-				t.Fatalf("unexpected error: %v", out.Err)
-			}
-			if string(out.JSON) != tc.want {
-				t.Errorf("got %s, want %s", out.JSON, tc.want)
-			}
+			checkOutcome(t, out, tc.err, tc.want)
 		})
 	}
 }
@@ -113,5 +102,22 @@ fields:
 				t.Fatalf("got %v, want an error with %q", diags, tc.err)
 			}
 		})
+	}
+}
+
+// checkOutcome fails unless out is the error code wantErr, or (wantErr "") the output wantJSON.
+func checkOutcome(t *testing.T, out fixture.Outcome, wantErr errcode.Code, wantJSON string) {
+	t.Helper()
+	if wantErr != "" {
+		if out.Err == nil || out.Err.Code != wantErr {
+			t.Fatalf("got %v %s, want %s", out.Err, out.JSON, wantErr)
+		}
+		return
+	}
+	if out.Err != nil {
+		t.Fatalf("unexpected error: %v", out.Err)
+	}
+	if string(out.JSON) != wantJSON {
+		t.Errorf("got %s, want %s", out.JSON, wantJSON)
 	}
 }
