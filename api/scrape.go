@@ -207,7 +207,7 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 			// Extractor health counts live runs only: sandbox answers are our own fixture pages.
 			s.health.success(plan, res.Data)
 		}
-		s.logWarnings(ctx, requestID(c), plan.ID, res.Warnings)
+		s.logWarnings(ctx, plan.ID, res.Warnings, "request_id", requestID(c))
 		setFetchHeaders(c, res.Attempts, res.SourceStatus, res.ResolvedURL)
 		body, err := res.MarshalJSON()
 		if err != nil {
@@ -234,9 +234,10 @@ func (s *Server) scrapeHandler(plan *engine.Plan) echo.HandlerFunc {
 
 // logWarnings tells the operator what a successful run left out (an optional value that could not be
 // read, an optional step that failed): the client gets the answer, the sitedef's author the reason.
-func (s *Server) logWarnings(ctx context.Context, reqID, endpoint string, warnings []string) {
+// who names the run (its request id, or its batch and item).
+func (s *Server) logWarnings(ctx context.Context, endpoint string, warnings []string, who ...any) {
 	if len(warnings) > 0 {
-		s.log.InfoContext(ctx, "run warnings", "request_id", reqID, "endpoint", endpoint, "warnings", warnings)
+		s.log.InfoContext(ctx, "run warnings", append(who, "endpoint", endpoint, "warnings", warnings)...)
 	}
 }
 

@@ -171,10 +171,8 @@ func (w *worker) runItem(ctx context.Context, it store.ClaimedItem) {
 		return
 	}
 	o := store.ItemOutcome{Item: it, Owner: w.cfg.Owner, Duration: w.now().Sub(start), At: w.now()}
-	if len(res.Warnings) > 0 {
-		// before the item is recorded, so a client that sees the batch end finds it in the log
-		w.s.log.Info("run warnings", "batch", it.BatchID, "item", it.ChargeID, "endpoint", it.Endpoint, "warnings", res.Warnings)
-	}
+	// before the item is recorded, so a client that sees the batch end finds it in the log
+	w.s.logWarnings(ctx, it.Endpoint, res.Warnings, "batch", it.BatchID, "item", it.ChargeID)
 	if res.Err == nil {
 		o.OK, o.HTTPStatus, o.Data = true, http.StatusOK, res.Body
 		if !it.Test {

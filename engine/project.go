@@ -137,6 +137,11 @@ func (e *Engine) projectSources(p *Plan, uses []progUse) {
 	}
 	pj := &projector{plan: p, trie: map[string]*dom.Projection{}, fieldVals: map[string]absVal{}, varVals: map[string]absVal{}, computed: map[string]absVal{},
 		built: map[string]absVal{}, trees: map[*vm.Program]ast.Node{}, visits: map[*vm.Program]int{}, children: map[childOf]srcPath{}}
+	for _, s := range p.sources {
+		if s.expr != nil {
+			pj.computed[s.name] = absVal{} // src.<name> is what its expression reads, never a path of its own
+		}
+	}
 	for _, u := range uses {
 		if _, ok := pj.trees[u.prog]; ok || u.prog == nil {
 			continue
@@ -366,17 +371,6 @@ func (pj *projector) sel(s *selector, c *evalCtx, first bool) absVal {
 	}
 	pj.touch(v)
 	return v
-}
-
-// isComputed reports whether name is an expr source (whose value is what its expression read, not
-// a decoded source of its own).
-func (pj *projector) isComputed(name string) bool {
-	for _, s := range pj.plan.sources {
-		if s.name == name {
-			return s.expr != nil
-		}
-	}
-	return false
 }
 
 func (pj *projector) setField(name string, v absVal) {
@@ -653,7 +647,7 @@ func (pj *projector) member(v absVal, e pathElem) absVal {
 			}
 			if c, ok := pj.computed[e.key]; ok {
 				out = union(out, c)
-			} else if !pj.isComputed(e.key) {
+			} else {
 				out.paths = append(out.paths, srcPath{src: e.key}.keyed())
 			}
 			continue
