@@ -51,7 +51,7 @@ func (r *run) fields(fs []*field, obj map[string]any, env map[string]any, ctx xp
 		if err != nil {
 			return err
 		}
-		if isEmpty(v) && f.required {
+		if f.required && isEmpty(v) {
 			if top {
 				return errcode.New(errcode.ExtractionFailed, "required field %s is empty: the page does not look like the expected one", f.name)
 			}
@@ -74,7 +74,9 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 	if f.kind == kObject && len(f.children) > 0 {
 		return r.object(f, env, ctx, depth)
 	}
+	// empty is isEmpty(v), kept rather than asked again: a card's every field came here
 	var v any
+	empty := true
 	for _, s := range f.sels {
 		x, err := r.selectOne(s, ctx, env, f.kind)
 		if err != nil {
@@ -82,11 +84,11 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 			continue
 		}
 		if !isEmpty(x) {
-			v = x
+			v, empty = x, false
 			break
 		}
 	}
-	if f.post != nil && !isEmpty(v) {
+	if f.post != nil && !empty {
 		env["value"] = v
 		x, err := r.eval(f.post, f.postD, env)
 		env["value"] = nil
@@ -96,12 +98,13 @@ func (r *run) field(f *field, env map[string]any, ctx xpath.NodeNavigator, depth
 		} else {
 			v = x
 		}
+		empty = isEmpty(v)
 	}
-	if isEmpty(v) && f.def != nil {
+	if empty && f.def != nil {
 		// The default is the author's explicit choice, even an empty string or list.
 		return coerce(f.def, f.kind, f.elem, r.baseFor(f))
 	}
-	if isEmpty(v) {
+	if empty {
 		if f.kind == kList {
 			return []any{}, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/antchfx/xpath"
@@ -989,6 +990,10 @@ func isEmpty(v any) bool {
 	case nil:
 		return true
 	case string:
+		// most values start with a visible ASCII byte, and are not empty without a trim
+		if x != "" && x[0] > ' ' && x[0] < utf8.RuneSelf {
+			return false
+		}
 		return strings.TrimSpace(x) == ""
 	case []any:
 		return len(x) == 0

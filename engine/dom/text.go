@@ -275,6 +275,22 @@ func normalised(s string) bool {
 	}
 	prevSpace := false
 	for i := 0; i < len(s); {
+		// Eight visible ASCII bytes at a time: a long attribute or script text (a JSON blob of
+		// tens of kilobytes) is mostly such runs, and a byte at a time was a cost of its own.
+		for i+8 <= len(s) {
+			sp, ok := asciiWord(s[i : i+8])
+			if !ok {
+				break
+			}
+			if prevSpace && sp&0x80 != 0 {
+				return false // a space ended the previous word and starts this one
+			}
+			prevSpace = sp>>63 != 0
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c == ' ' {
@@ -298,6 +314,30 @@ func normalised(s string) bool {
 		i += n
 	}
 	return true
+}
+
+// asciiWord reads the first 8 bytes of w (which has them): ok when each is printable ASCII (0x20
+// to 0x7f) and no two spaces are side by side, and spaces with 0x80 in each byte that is a space
+// (the first byte lowest). A byte below 0x20 borrows into its high bit when 0x20 is taken from it,
+// one of 0x80 or more has it; a space is a zero byte of x^0x2020..., found without a borrow.
+func asciiWord(w string) (spaces uint64, ok bool) {
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	const sp8, lo7, hi = 0x2020202020202020, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	if ((x-sp8)|x)&hi != 0 {
+		return 0, false
+	}
+	v := x ^ sp8
+	spaces = ^((v&lo7 + lo7) | v | lo7)
+	return spaces, spaces&(spaces<<8) == 0
+}
+
+// asciiRun reports whether the 8 bytes of w go on a run of visible ASCII as they are: printable
+// ASCII, no two spaces side by side, the last not a space (a space between two visible bytes is kept).
+func asciiRun(w string) bool {
+	sp, ok := asciiWord(w)
+	return ok && sp>>63 == 0
 }
 
 // textWriter accumulates text with whitespace collapsed: a run of white space, or a block
@@ -327,7 +367,9 @@ func (w *textWriter) write(s string) {
 			// they are), is written at once: a script's JSON is mostly that.
 			j := i + 1
 			for j < len(s) {
-				if visibleASCII[s[j]] {
+				if j+8 <= len(s) && asciiRun(s[j:j+8]) {
+					j += 8
+				} else if visibleASCII[s[j]] {
 					j++
 				} else if s[j] == ' ' && j+1 < len(s) && visibleASCII[s[j+1]] {
 					j += 2

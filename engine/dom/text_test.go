@@ -194,6 +194,8 @@ func collapseByByte(s string) string {
 var collapseSeeds = []string{
 	"", "a", " a  b\tc\n", "{\"a\":\"x  y\",\"b\":\"\u00a0\"}", "ab\u200dcd \u200c\u200c\u200c\u200c\u200cef",
 	"\u3000x\u3000\u3000y\u200b", "a b c  d e\u00a0f g ", "a b\tc \u200dd", "x \xff y z", "a\xffb  \xc3", "é ü  ö", "x\u200d\u200d y", "  \u0085\u2028z",
+	// runs of eight bytes and more, as the word-at-a-time scan reads them
+	"abcdefgh ijklmnop  qrstuvwx\tyz0123456789 abcdefghij", "{\"id\":123456,\"t\":\"a b  c\"} abcdefgh ", "abcdefg  hijklmnop", "abcdefgh\x7fijklmnop\x01qrst",
 }
 
 func TestCollapseSameAsByByte(t *testing.T) {
@@ -258,4 +260,62 @@ func TestParseHTMLBOM(t *testing.T) {
 	if got := Text(selectFirst(t, doc, "/")); got != "x" {
 		t.Errorf("Text = %q, want %q", got, "x")
 	}
+}
+
+// normalisedByByte is normalised without the eight-byte steps: what they must agree with.
+func normalisedByByte(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	prevSpace := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' {
+				if prevSpace {
+					return false
+				}
+				prevSpace = true
+			} else if isASCIISpace(c) {
+				return false
+			} else {
+				prevSpace = false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if isSpaceRune(r) || isJoiner(r) {
+			return false
+		}
+		prevSpace = false
+		i += n
+	}
+	return true
+}
+
+func TestNormalisedWords(t *testing.T) {
+	for _, s := range []string{
+		"", "a", "abcdefgh", "abcdefghi", "abcdefg h", "abcdefgh  ij", "abcdefgh\tij", "abcdefgh ij",
+		"{\"k\":\"v\",\"l\":[1,2,3]}", "abcdefg\x7fhij", "abcdefg\x01hij", "abcdefghé ijkl", "abcdefgh\u00a0ijkl",
+		"abcdefgh\u200dijklmnop", "x       y", "abcdefgh ", " abcdefgh", "abcdefgh\n", "abc defgh  ",
+	} {
+		if got, want := normalised(s), normalisedByByte(s); got != want {
+			t.Errorf("normalised(%q) = %v, byte by byte %v", s, got, want)
+		}
+	}
+}
+
+func FuzzNormalised(f *testing.F) {
+	for _, s := range []string{"abcdefgh ij", "abcdefgh  ij", "{\"a\":1}", "a\u00a0bcdefghij"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := normalised(s), normalisedByByte(s); got != want {
+			t.Fatalf("normalised(%q) = %v, byte by byte %v", s, got, want)
+		}
+	})
 }
