@@ -340,6 +340,15 @@ func (pj *projector) walkFields(fs []*field, item absVal, itemOK bool) absVal {
 			pj.setBuilt(f.name, pj.walkFields(f.children, union(v, item), itemOK))
 		case (f.kind == kAny || f.kind == kObject) && f.hidden:
 			pj.setField(f.name, v)
+		case f.kind == kList && f.elem == kAny && f.hidden:
+			// Neither output nor converted: the list is v's elements (or v itself, which coerce
+			// wraps), the empty ones left out, and a projection keeps emptiness.
+			el := pj.member(v, pathElem{elem: true})
+			if len(v.paths) > 0 {
+				el = union(el, absVal{paths: v.paths})
+			}
+			pj.touch(el)
+			pj.setField(f.name, absVal{list: &el})
 		default:
 			// Output, or converted to its type (whose errors show the value).
 			pj.whole(v)

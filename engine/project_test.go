@@ -148,6 +148,8 @@ var projectionCases = []struct {
 	{"nil test", "  a: {expr: 'src.d.a == nil ? \"x\" : \"y\"'}\n", "a", "flag*,v"},
 	{"output of an object", "  a: {type: any, expr: src.d.a}\n", "a*", "flag*,v"},
 	{"hidden object through fields", "  p: {type: any, hidden: true, expr: src.d.product}\n  a: {expr: 'fields.p?.name'}\n  b: {type: float, expr: 'fields.p?.price?.value ?? src.e.price'}\n", "product.name*,product.price.value*", "flag*,price*,v"},
+	{"hidden list through fields", "  r: {type: list<any>, hidden: true, expr: 'filter(src.d.items ?? [], #.ok)'}\n  a: {expr: 'first(fields.r)?.name'}\n", "items.[].name*,items.[].ok*", "flag*,v"},
+	{"hidden list of one value", "  r: {type: list<any>, hidden: true, expr: src.d.o}\n  a: {type: list<string>, expr: 'map(fields.r, #.id)'}\n", "o.[].id*,o.id*", "flag*,v"},
 	{"list of objects", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n      n: {expr: 'item.name', transform: 'trim(value)'}\n", "items.[].id*,items.[].name*", "flag*,v"},
 	{"object of an item", "  o:\n    type: object\n    expr: src.d.o\n    fields:\n      id: {expr: item.id}\n", "o.id*", "flag*,v"},
 	{"built field read whole", "  l:\n    type: list<object>\n    expr: src.d.items\n    fields:\n      id: {expr: 'item?.id'}\n  n: {type: int, expr: 'len(fields.l)'}\n", "items.[].id*", "flag*,v"},
