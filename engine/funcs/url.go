@@ -224,6 +224,8 @@ func unwrapOnce(raw string) (string, bool) {
 		t, relativeOK = first("q", "url"), true
 	case path == "/imgres": // Google Images
 		t = first("imgurl")
+	case strings.HasSuffix(host, "bing.com") && isBingAdPath(path): // Bing ads (and Yahoo's, which are Bing's)
+		t = decodeBingAd(first("u"))
 	case path == "/aclk" || path == "/pagead/aclk": // Google Ads
 		t = first("adurl")
 	case strings.HasSuffix(path, "/l.php"): // Facebook, Instagram
@@ -236,8 +238,6 @@ func unwrapOnce(raw string) (string, bool) {
 		t = first("u3")
 	case strings.HasSuffix(host, "bing.com") && path == "/ck/a":
 		t = decodeBing(first("u"))
-	case strings.HasSuffix(host, "bing.com") && path == "/aclick": // Bing ads (and Yahoo's, which are Bing's)
-		t = decodeBingAd(first("u"))
 	case strings.HasSuffix(host, "yahoo.com"):
 		t = yahooTarget(raw)
 	case host == "out.reddit.com":
@@ -258,6 +258,17 @@ func unwrapOnce(raw string) (string, bool) {
 		return t, true
 	}
 	return "", false
+}
+
+// isBingAdPath reports whether path is one of the paths of Bing's ad click redirector: /aclick on
+// most pages, /aclk on some of 2019-2020 (which on a Google host is Google's), and the others Bing's
+// own script lists as its ad links.
+func isBingAdPath(path string) bool {
+	switch path {
+	case "/aclick", "/aclk", "/ac", "/ack", "/ck", "/clk", "/click":
+		return true
+	}
+	return false
 }
 
 // decodeBing decodes Bing's "u=a1<base64url>" link parameter.

@@ -103,6 +103,8 @@ func TestUnwrapURL(t *testing.T) {
 		// Bing's ad redirector: the base64url of the %-escaped target, with or without "a1".
 		"https://www.bing.com/aclick?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZwJTNmYSUzZDE&rlid=9": "https://shop.example/p?a=1",
 		"https://www.bing.com/aclick?ld=e3f&u=a1aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                 "https://shop.example/p",
+		"https://www.bing.com/aclk?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                     "https://shop.example/p",
+		"https://www.bing.com/click?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                    "https://shop.example/p",
 		// Nested wrappers.
 		"https://duckduckgo.com/y.js?ad_provider=bingv7aa&u3=https%3A%2F%2Fwww.bing.com%2Faclick%3Fld%3De3f%26u%3DaHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                 "https://shop.example/p",
 		"https://r.search.yahoo.com/cbclk2/dWU9/RV=2/RE=1/RO=10/RU=https%3a%2f%2fwww.bing.com%2faclick%3fld%3de3f%26u%3daHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw/RK=2/RS=x": "https://shop.example/p",
