@@ -66,29 +66,45 @@ func onSite(plan *engine.Plan, q url.Values) url.Values {
 }
 
 // recordCaseOn runs case c's recorded responses through plan with q, serving each request it makes
-// from the farm at the URL asked.
+// from the farm at the URL asked. Steps that ask one URL (innertube's browse, posted with another
+// body) are answered in the order they asked it, and from the first again when a later run asks anew.
 func recordCaseOn(t *testing.T, f *farm.Farm, plan *engine.Plan, q url.Values, c *fixture.Case) (urls []string) {
 	t.Helper()
 	rp, err := c.Replay()
 	if err != nil {
 		t.Fatal(err)
 	}
+	type reply struct {
+		body   []byte
+		status int
+		header http.Header
+	}
 	var mu sync.Mutex
+	replies, served := map[string][]reply{}, map[string]int{}
 	rec := engine.FetcherFunc(func(ctx context.Context, req *engine.Request) (*engine.Response, error) {
 		resp, err := rp.Fetch(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		body, status, header := resp.Body, resp.Status, resp.Header.Clone()
 		mu.Lock()
 		defer mu.Unlock()
 		urls = append(urls, req.URL)
-		if err := f.HandleURL(req.URL, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			for k, v := range header {
+		u := req.URL
+		replies[u] = append(replies[u], reply{resp.Body, resp.Status, resp.Header.Clone()})
+		if len(replies[u]) > 1 {
+			return resp, nil // the URL's handler serves it in turn
+		}
+		if err := f.HandleURL(u, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			rs := replies[u]
+			r := rs[served[u]%len(rs)]
+			served[u]++
+			mu.Unlock()
+			for k, v := range r.header {
 				w.Header()[k] = v
 			}
-			w.WriteHeader(status)
-			_, _ = w.Write(body)
+			w.WriteHeader(r.status)
+			_, _ = w.Write(r.body)
 		})); err != nil {
 			t.Fatal(err)
 		}
