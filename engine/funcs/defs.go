@@ -321,6 +321,18 @@ func (s *Set) definitions() []def {
 			),
 		},
 		{
+			name: "unescapeCSS", group: groupText, sig: "unescapeCSS(s) → string | nil",
+			summary: "s with CSS escapes replaced by their characters, as a browser reads a style value: `\\3a ` (hex digits, then " +
+				"one optional space) is `:`, `\\'` is `'` (for URLs in `style=\"background-image: url(...)\"`).",
+			types: []any{tS},
+			fn: text("unescapeCSS", 1, 1, func(str string, _ []any) (any, error) {
+				return cssUnescape(str), nil
+			}),
+			examples: ex(
+				"unescapeCSS(`https\\3a //cdn.example/a.jpg?w\\3d 640\\26 h\\3d 480`)", `"https://cdn.example/a.jpg?w=640&h=480"`,
+			),
+		},
+		{
 			name: "truncate", group: groupText, sig: "truncate(s, n) → string | nil",
 			summary: "The first n characters of s (counted in Unicode code points, so no character is cut in " +
 				"half); s itself when it is shorter. No ellipsis is added.",
