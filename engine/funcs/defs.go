@@ -310,6 +310,21 @@ func (s *Set) definitions() []def {
 			),
 		},
 		{
+			name: "blockText", group: groupText, sig: "blockText(s) → string | nil",
+			summary: "The text of an HTML fragment laid out as a browser shows it: the text's own whitespace " +
+				"(line breaks of the markup, a `pre`'s too) collapsed, `<br>` and block elements (`div`, `li`, ...) " +
+				"ending a line, paragraphs (`p`) a blank line apart, each line trimmed and empty lines dropped. " +
+				"Entities, comments, `script` and `style` as in stripTags. For a post's text kept in its paragraphs.",
+			types: []any{tS},
+			fn: text("blockText", 1, 1, func(str string, _ []any) (any, error) {
+				return blockText(str), nil
+			}),
+			examples: ex(
+				"blockText(\"<p>Hello\\n world!</p><p>Line one<br>line &amp; two</p>\")", `"Hello world!\n\nLine one\nline & two"`,
+				`blockText("<div>a</div><div> </div><div>b</div>")`, `"a\nb"`,
+			),
+		},
+		{
 			name: "unescapeHTML", group: groupText, sig: "unescapeHTML(s) → string | nil",
 			summary: "s with HTML entities (`&amp;`, `&#8211;`, `&nbsp;`, ...) replaced by their characters.",
 			types:   []any{tS},

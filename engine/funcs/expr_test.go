@@ -482,7 +482,7 @@ var (
 		"parseDate":     {MaxDateText, "Reviewed in the United States on March 13, 2024", "", "2024-03-13"},
 		"parseDuration": {MaxDurationText, "1 Std. 5 Min.", "", 3900.0},
 	}
-	wholeText = []string{"normSpace", "stripTags", "unescapeHTML", "unescapeCSS", "truncate", "splitLines", "joinLines",
+	wholeText = []string{"normSpace", "stripTags", "blockText", "unescapeHTML", "unescapeCSS", "truncate", "splitLines", "joinLines",
 		"between", "absURL", "urlParam", "queryEscape", "pathUnescape", "urlHost", "urlPath", "unwrapURL", "reFind", "reFindAll",
 		"reMatch", "reReplace", "parseJSON", "toJSON", "get", "find", "findAll", "uniq", "compact",
 		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs", "wordCount",

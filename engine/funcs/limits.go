@@ -10,7 +10,7 @@ package funcs
 // "Reviewed in the United Kingdom on 13 March 2024"-style sentence with a weekday and a time,
 // under 100.
 //
-// The text functions (normSpace, stripTags, splitLines, between, truncate, unescapeHTML,
+// The text functions (normSpace, stripTags, blockText, splitLines, between, truncate, unescapeHTML,
 // unescapeCSS), the URL
 // functions and the data functions take whole texts and documents by design; each is one pass (or
 // a bounded number of passes) over its input instead. Regular expressions are RE2: their work is

@@ -44,17 +44,22 @@ var blockTags = map[string]bool{
 // stripTags removes tags, comments and the content of script, style and template elements, turns
 // block elements and <br> into line breaks, unescapes entities and trims. It does not build a DOM, so
 // it also works on fragments and broken markup; a '<' not starting a tag ("a < b") is kept.
-func stripTags(s string) string {
+func stripTags(s string) string { return strings.TrimSpace(html.UnescapeString(stripMarkup(s, false))) }
+
+// stripMarkup is stripTags before its entities are unescaped. With layout, the text's own
+// whitespace is a space and only the markup breaks lines, as in a browser: a block element or <br>
+// is \n, a paragraph (p) U+2029 (see blockText).
+func stripMarkup(s string, layout bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	i := 0
 	for i < len(s) {
 		lt := strings.IndexByte(s[i:], '<')
 		if lt < 0 {
-			b.WriteString(s[i:])
+			writeText(&b, s[i:], layout)
 			break
 		}
-		b.WriteString(s[i : i+lt])
+		writeText(&b, s[i:i+lt], layout)
 		i += lt
 		rest := s[i:]
 		if strings.HasPrefix(rest, "<!--") {
@@ -77,7 +82,10 @@ func stripTags(s string) string {
 		}
 		name, closing := tagName(rest[:end])
 		i += end
-		if blockTags[name] {
+		switch {
+		case layout && name == "p":
+			b.WriteRune('\u2029')
+		case blockTags[name]:
 			b.WriteByte('\n')
 		}
 		if !closing && (name == "script" || name == "style" || name == "template" || name == "noscript") {
@@ -89,7 +97,51 @@ func stripTags(s string) string {
 			i += stop
 		}
 	}
-	return strings.TrimSpace(html.UnescapeString(b.String()))
+	return b.String()
+}
+
+// writeText writes a run of text between tags; with layout, its line breaks and tabs are spaces.
+func writeText(b *strings.Builder, t string, layout bool) {
+	if !layout || !strings.ContainsAny(t, "\n\r\t\f") {
+		b.WriteString(t)
+		return
+	}
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '\n', '\r', '\t', '\f':
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+// blockText is the text of an HTML fragment as a browser lays it out, where stripTags keeps the
+// markup's own line breaks and none between paragraphs: a post's text (facebook's <p> paragraphs
+// and <br> lines) reads as its author wrote it. The text's whitespace is collapsed, <br> and block
+// elements end a line, a paragraph (p) is set off by a blank line; each line is trimmed and empty
+// ones dropped. Entities, scripts and comments are treated as stripTags treats them.
+func blockText(s string) string {
+	raw := html.UnescapeString(stripMarkup(s, true))
+	var out strings.Builder
+	out.Grow(len(raw))
+	for para := range strings.SplitSeq(raw, "\u2029") {
+		first := true
+		for line := range strings.SplitSeq(para, "\n") {
+			if line = normSpace(line); line == "" {
+				continue
+			}
+			switch {
+			case !first:
+				out.WriteByte('\n')
+			case out.Len() > 0:
+				out.WriteString("\n\n")
+			}
+			out.WriteString(line)
+			first = false
+		}
+	}
+	return out.String()
 }
 
 func isASCIILetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }

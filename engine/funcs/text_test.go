@@ -2,8 +2,10 @@ package funcs
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestNormSpace(t *testing.T) {
@@ -139,4 +141,54 @@ func TestStripTagsLargeInput(t *testing.T) {
 	if got := stripTags(in); len(got) == 0 {
 		t.Error("text lost")
 	}
+}
+
+func TestBlockText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"plain text", "plain text"},
+		// the markup's own line breaks are spaces; only tags break lines
+		{"one\ntwo  <b>three</b>\r\n", "one two three"},
+		{"<p>First\n paragraph.</p><p>Second one.</p>", "First paragraph.\n\nSecond one."},
+		{"<p>a</p>\n\n<p></p>\n<p>b</p>", "a\n\nb"},
+		{"line one<br>line two<br/><br />line three", "line one\nline two\nline three"},
+		{"<p>Intro<br>more</p><div>after</div>", "Intro\nmore\n\nafter"},
+		{"before<p>inside</p>after", "before\n\ninside\n\nafter"},
+		{"<ul><li>x</li><li> y </li></ul>", "x\ny"},
+		{"<P>Upper</P><P>case</P>", "Upper\n\ncase"},
+		{"Tom &amp; Jerry&nbsp;&nbsp;go", "Tom & Jerry go"},
+		{"<p>kept</p><script>var p = '<p>x</p>';</script><style>p{}</style><!-- <p>c</p> -->", "kept"},
+		{"a\u200bb <span>\u00a0</span> c", "ab c"},
+		{"cut <b", "cut"},
+		{"1 < 2<br>3 > 2", "1 < 2\n3 > 2"},
+	} {
+		if got := blockText(c.in); got != c.want {
+			t.Errorf("blockText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// blockText's text is stripTags' text laid out: the same words in the same order, whatever the
+// input; no line is empty or has an edge space; no more than one blank line in a row.
+func FuzzBlockText(f *testing.F) {
+	for _, s := range []string{"<p>a\nb</p><p>c<br>d</p>", "x<div> </div>y", "<script>a</script>b", "&amp;<p", "\u2029<p>\u2029"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := blockText(s)
+		if !utf8.ValidString(s) {
+			return
+		}
+		if w, s := strings.Fields(normSpace(got)), strings.Fields(normSpace(stripTags(s))); !slices.Equal(w, s) {
+			t.Fatalf("words %q, stripTags' %q", w, s)
+		}
+		if strings.Contains(got, "\n\n\n") {
+			t.Fatalf("%q: more than one blank line", got)
+		}
+		for line := range strings.SplitSeq(strings.ReplaceAll(got, "\n\n", "\n"), "\n") {
+			if got != "" && (line == "" || line != strings.TrimSpace(line)) {
+				t.Fatalf("%q: line %q", got, line)
+			}
+		}
+	})
 }
