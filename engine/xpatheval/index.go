@@ -738,7 +738,8 @@ func (fx *fastXPath) evalFirst(idx *docIndex, first bool) (res any, ok bool) {
 				}
 				if b.native != nil {
 					before := len(got)
-					got = append(got, b.native.eval(idx.root, c, nil)...)
+					// (first only: the walk's first, as the native path reads a single value)
+					got = append(got, b.native.evalOrder(idx.root, c, nil, !first)...)
 					if fx.wrapper == "boolean" && len(got) > 0 {
 						return true, true
 					}

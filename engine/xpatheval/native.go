@@ -2,6 +2,7 @@ package xpatheval
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -18,9 +19,10 @@ import (
 // dozens of times per page, and antchfx spends most of that in its generic machinery: a navigator
 // copy per attribute read, a query object per predicate. Paths made only of child and descendant
 // steps with name tests and attribute predicates (=, contains, starts-with, presence, not, and, or),
-// optionally ending in an attribute, are evaluated here directly on the *html.Node tree, in the
-// same order antchfx yields them (context by context, document order within each, repeats kept).
-// Anything else runs through antchfx.
+// optionally ending in an attribute, are evaluated here directly on the *html.Node tree. The steps
+// run as antchfx runs them (context by context, document order within each, a node reached from
+// two nested contexts twice); a path's nodes are then a node set, in document order, each once
+// (eval), as the engine's antchfx path sorts them too. Anything else runs through antchfx.
 
 type nativeXPath struct {
 	wrapper  string // "" or "boolean" or "count"
@@ -152,7 +154,7 @@ func (nx *nativeXPath) earliest(root, ctx *html.Node, sub *subtree) (best *html.
 			}
 			continue
 		}
-		for _, nav := range b.eval(root, ctx, sub) {
+		for _, nav := range b.evalOrder(root, ctx, sub, false) {
 			h := nav.(*dom.HTMLNavigator)
 			consider(h.Current(), h.Attr())
 		}
@@ -1437,7 +1439,15 @@ func (nx *nativeXPath) evalAll(root, ctx *html.Node, sub *subtree, all bool) any
 	return found
 }
 
+// eval returns the nodes p selects from ctx, in document order, each once, as an XPath node set is.
 func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNavigator {
+	return p.evalOrder(root, ctx, sub, true)
+}
+
+// evalOrder is eval; without ordered, the nodes come in the order the steps reach them (context by
+// context, a node reached from two nested contexts twice, as antchfx yields them), which is enough
+// for a caller that picks the earliest itself.
+func (p *nativePath) evalOrder(root, ctx *html.Node, sub *subtree, ordered bool) []xpath.NodeNavigator {
 	if p.dot {
 		return []xpath.NodeNavigator{dom.NavigatorAt(root, ctx)}
 	}
@@ -1451,10 +1461,23 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 		return nil
 	}
 	cur := []*html.Node{ctx}
+	// A step from several contexts may reach a node twice (//div[@id='rso']//div[@class='c']//a with
+	// one div.c inside another: a grouped result of a phone SERP came out twice) or out of order (a
+	// child step from nested contexts); a reverse axis yields the nearest node first, a positional
+	// descendant step parent by parent.
+	reorder := false
 	for i := range p.steps {
-		if cur = p.steps[i].apply(cur, root, sub); len(cur) == 0 {
+		st := &p.steps[i]
+		if len(cur) > 1 && !st.self || st.ancestor || st.preceding || st.sibling < 0 ||
+			st.descendant && (st.byParent || st.pos > 0 || st.last || st.across > 0) {
+			reorder = true
+		}
+		if cur = st.apply(cur, root, sub); len(cur) == 0 {
 			return nil
 		}
+	}
+	if reorder && ordered {
+		cur = inDocOrder(cur)
 	}
 	out := make([]xpath.NodeNavigator, 0, len(cur))
 	for _, n := range cur {
@@ -1469,6 +1492,17 @@ func (p *nativePath) eval(root, ctx *html.Node, sub *subtree) []xpath.NodeNaviga
 		}
 	}
 	return out
+}
+
+// inDocOrder returns ns in document order, each node once: ns itself when it already is.
+func inDocOrder(ns []*html.Node) []*html.Node {
+	for i := 1; i < len(ns); i++ {
+		if dom.CompareNodes(ns[i-1], -1, ns[i], -1) >= 0 {
+			slices.SortStableFunc(ns, func(a, b *html.Node) int { return dom.CompareNodes(a, -1, b, -1) })
+			return slices.Compact(ns)
+		}
+	}
+	return ns
 }
 
 // groupNode is the node (X)[N] or (X)[last()] picks: X's nodes in document order, once each.

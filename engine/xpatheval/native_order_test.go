@@ -1,6 +1,12 @@
 package xpatheval
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"asa/engine/dom"
+)
 
 // Predicates that read a node's text run after the others of their step (parseNativePath): the
 // same nodes, in the same order, as the reference.
@@ -122,5 +128,43 @@ func TestPrecedingAxis(t *testing.T) {
 		for _, src := range srcs {
 			checkXPathWays(t, doc, src)
 		}
+	}
+}
+
+// A descendant step from nested contexts reaches a node from each of them; the path's nodes are
+// a node set all the same, in document order, each once, however the path is evaluated (a phone
+// SERP's results grouped in a host card, an outer div.xpd around each result's own, came out twice
+// through the index and the native path while the antchfx path sorted them).
+func TestNestedContextsOnce(t *testing.T) {
+	doc := `<div id="rso"><div class="xpd"><div class="xpd"><a href="/1"><div role="heading">one</div></a></div>` +
+		`<div class="xpd"><a href="/2"><div role="heading">two</div></a></div></div>` +
+		`<div class="xpd"><a href="/3"><div role="heading">three</div></a></div></div>`
+	srcs := []string{
+		"//div[@id='rso']//div[contains(concat(' ', normalize-space(@class), ' '), ' xpd ')]//a[@href][div[@role='heading']]",
+		"//div[@id='rso']//div//a/@href", ".//div[@class='xpd']//a", "//div[@class='xpd']/div//a", "//a/ancestor::div",
+	}
+	for _, src := range srcs {
+		checkXPathWays(t, doc, src)
+	}
+	root, elems, err := dom.ParseHTMLViewElements([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NewWant()
+	x, err := Compile(srcs[0], want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := NewEvaluator(want)
+	ev.SetElements(root, elems)
+	var got []string
+	for _, n := range ev.Nodes(x, dom.NavigatorAt(root, root)) {
+		got = append(got, n.Value())
+	}
+	if !slices.Equal(got, []string{"one", "two", "three"}) {
+		t.Errorf("Nodes: %q, want one, two, three", got)
+	}
+	if v := ev.Value(x, dom.NavigatorAt(root, root), true, true); fmt.Sprint(v) != "[one two three]" {
+		t.Errorf("Value (all): %v, want [one two three]", v)
 	}
 }
