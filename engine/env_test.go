@@ -151,6 +151,42 @@ func TestObjectWhoseXPathSelectsNothing(t *testing.T) {
 	}
 }
 
+// TestObjectWhoseExprGivesNothing: an object whose expression selectors all give nothing is null,
+// as one whose XPath selects nothing: its children would read the parent's item (nil at the top,
+// warning on every item.x) and make an object of nulls. One selector that gives a value is read.
+func TestObjectWhoseExprGivesNothing(t *testing.T) {
+	reg, errs := loadEnvs(t, `  address:
+    type: object
+    select:
+      - expr: 'nil'
+      - expr: '{}'
+    fields:
+      city: {type: string, expr: item.city}
+  fallback:
+    type: object
+    select:
+      - expr: 'nil'
+      - expr: '{"city": "Oslo"}'
+    fields:
+      city: {type: string, expr: item.city}
+`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	out := fixture.Execute(context.Background(), reg.Plan("envs.item"), url.Values{"query": {"q"}},
+		&fixture.Replay{Replies: map[string]*fixture.Reply{"page": reply("<html><body></body></html>")}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	want := `{"address":null,"fallback":{"city":"Oslo"}}`
+	if got := string(out.JSON); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if len(out.Res.Warnings) > 0 {
+		t.Errorf("warnings: %v", out.Res.Warnings)
+	}
+}
+
 // TestFieldFromAppliesToSelect: a field-level from is the step of each of its select: selectors
 // that names none; a selector's own from wins.
 func TestFieldFromAppliesToSelect(t *testing.T) {

@@ -155,10 +155,12 @@ func (r *run) object(f *field, env map[string]any, ctx xpath.NodeNavigator, dept
 			missed = true
 			continue
 		}
-		missed = false
+		// an expression that gives nothing is a miss too: the children would read the parent's item
+		missed = true
 		x, err := r.selectOne(s, ctx, env, kAny)
 		if err == nil && !isEmpty(x) {
 			item = x
+			missed = false
 			break
 		}
 	}
