@@ -812,7 +812,13 @@ func b2i(b bool) int {
 }
 
 func (c *compiler) compileSelector(s *sitedef.Selector, what string, inList bool) *selector {
-	out := &selector{all: s.All, from: -1}
+	out := &selector{all: s.All, block: s.Text == "block", from: -1}
+	switch {
+	case s.Text != "" && s.Text != "flat" && s.Text != "block":
+		c.errAt(&s.Text, "%s: text %q: flat or block", what, s.Text)
+	case s.Text != "" && s.XPath == "":
+		c.errAt(&s.Text, "%s: text is how xpath reads an element's text; this selector has no xpath", what)
+	}
 	n := 0
 	if s.XPath != "" {
 		n++

@@ -187,6 +187,43 @@ func TestObjectWhoseExprGivesNothing(t *testing.T) {
 	}
 }
 
+// TestTextBlock: text: block lays an element's text out in lines (dom.BlockText) for one node, for
+// each node of a list, and inside a list item; text: flat is the default; text names one of the two
+// and goes with xpath only.
+func TestTextBlock(t *testing.T) {
+	reg, errs := loadEnvs(t, `  body: {type: string, xpath: "//div[@id='q']", text: block}
+  flat: {type: string, xpath: "//div[@id='q']", text: flat}
+  answers:
+    type: list<object>
+    xpath: //div[@class='a']
+    fields:
+      body: {type: string, xpath: ., text: block}
+  all: {type: list<string>, xpath: "//div[@class='a']", text: block}
+`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	body := "<html><body><div id=q><p>Why?</p><pre><code>for x in y:\n    f(x)\n</code></pre></div>" +
+		"<div class=a>one<br>two</div><div class=a><ul><li>i</li><li>ii</li></ul></div></body></html>"
+	out := fixture.Execute(context.Background(), reg.Plan("envs.item"), url.Values{"query": {"q"}},
+		&fixture.Replay{Replies: map[string]*fixture.Reply{"page": reply(body)}})
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	want := `{"body":"Why?\n\nfor x in y:\n    f(x)","flat":"Why? for x in y: f(x)","answers":[{"body":"one\ntwo"},{"body":"i\nii"}],"all":["one\ntwo","i\nii"]}`
+	if got := string(out.JSON); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for fields, msg := range map[string]string{
+		"  a: {type: string, xpath: //p, text: lines}\n":     `text "lines": flat or block`,
+		"  a: {type: string, expr: params.query, text: block}\n": "this selector has no xpath",
+	} {
+		if _, errs := loadEnvs(t, fields); len(errs) != 1 || !strings.Contains(errs[0], msg) {
+			t.Errorf("%q: errors %v, want one with %q", fields, errs, msg)
+		}
+	}
+}
+
 // TestFieldFromAppliesToSelect: a field-level from is the step of each of its select: selectors
 // that names none; a selector's own from wins.
 func TestFieldFromAppliesToSelect(t *testing.T) {

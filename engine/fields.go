@@ -11,6 +11,7 @@ import (
 	"github.com/antchfx/xpath"
 	"github.com/expr-lang/expr/vm"
 
+	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/funcs"
 )
@@ -290,6 +291,25 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 	return r.xp.Nodes(s.xpath, ctx)
 }
 
+// blockText is what Value gives for s, with each node's text laid out in lines (dom.BlockText):
+// the first node's, or with all each node's that has any, in document order.
+func (r *run) blockText(s *selector, base xpath.NodeNavigator, all bool) any {
+	navs := r.nodes(s, base)
+	if !all {
+		if len(navs) == 0 {
+			return nil
+		}
+		return dom.BlockText(navs[0])
+	}
+	var out []any
+	for _, n := range navs {
+		if t := dom.BlockText(n); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // xpathBase is the node an XPath selector runs from: the document of the step it names (from), else
 // the context. A top-level field of a lazy plan (see planLazyTree) has no context: it runs from the
 // last document, built now.
@@ -312,7 +332,11 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 		if base == nil {
 			return nil, nil
 		}
-		v = r.xp.Value(s.xpath, base, s.all || kind == kList, true)
+		if s.block {
+			v = r.blockText(s, base, s.all || kind == kList)
+		} else {
+			v = r.xp.Value(s.xpath, base, s.all || kind == kList, true)
+		}
 	case selExpr:
 		x, err := r.eval(s.prog, s.progD, env)
 		if err != nil {

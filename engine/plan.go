@@ -187,7 +187,8 @@ type selector struct {
 	re        *xpatheval.BodyRegexp
 	konst     any
 	all       bool
-	from      int // step index, -1: the last step run
+	block     bool // text: block (dom.BlockText)
+	from      int  // step index, -1: the last step run
 	transform *vm.Program
 	// fieldTransform is a field-level transform shared by every selector of a select: list.
 	fieldTransform *vm.Program
