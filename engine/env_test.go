@@ -215,7 +215,7 @@ func TestTextBlock(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	for fields, msg := range map[string]string{
-		"  a: {type: string, xpath: //p, text: lines}\n":     `text "lines": flat or block`,
+		"  a: {type: string, xpath: //p, text: lines}\n":         `text "lines": flat or block`,
 		"  a: {type: string, expr: params.query, text: block}\n": "this selector has no xpath",
 	} {
 		if _, errs := loadEnvs(t, fields); len(errs) != 1 || !strings.Contains(errs[0], msg) {
