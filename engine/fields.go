@@ -14,6 +14,7 @@ import (
 	"asa/engine/dom"
 	"asa/engine/errcode"
 	"asa/engine/funcs"
+	"asa/engine/xpatheval"
 )
 
 // childEnv returns a copy of the run environment for one object: fields, item, index and items are
@@ -291,25 +292,6 @@ func (r *run) nodes(s *selector, ctx xpath.NodeNavigator) []xpath.NodeNavigator 
 	return r.xp.Nodes(s.xpath, ctx)
 }
 
-// blockText is what Value gives for s, with each node's text laid out in lines (dom.BlockText):
-// the first node's, or with all each node's that has any, in document order.
-func (r *run) blockText(s *selector, base xpath.NodeNavigator, all bool) any {
-	navs := r.nodes(s, base)
-	if !all {
-		if len(navs) == 0 {
-			return nil
-		}
-		return dom.BlockText(navs[0])
-	}
-	var out []any
-	for _, n := range navs {
-		if t := dom.BlockText(n); t != "" {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // xpathBase is the node an XPath selector runs from: the document of the step it names (from), else
 // the context. A top-level field of a lazy plan (see planLazyTree) has no context: it runs from the
 // last document, built now.
@@ -333,7 +315,7 @@ func (r *run) selectOne(s *selector, ctx xpath.NodeNavigator, env map[string]any
 			return nil, nil
 		}
 		if s.block {
-			v = r.blockText(s, base, s.all || kind == kList)
+			v = xpatheval.Texts(r.nodes(s, base), s.all || kind == kList, dom.BlockText)
 		} else {
 			v = r.xp.Value(s.xpath, base, s.all || kind == kList, true)
 		}

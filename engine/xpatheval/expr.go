@@ -561,18 +561,27 @@ func nodeResult(res any, all, text bool) any {
 		}
 		return res
 	}
+	if !all && !text {
+		if len(navs) == 0 {
+			return nil
+		}
+		return true
+	}
+	return Texts(navs, all, dom.Text)
+}
+
+// Texts is what Value gives for the nodes navs (in document order) with text reading each node's
+// text: the first node's, or with all each node's that has any; nil for no node.
+func Texts(navs []xpath.NodeNavigator, all bool, text func(xpath.NodeNavigator) string) any {
 	if !all {
 		if len(navs) == 0 {
 			return nil
 		}
-		if !text {
-			return true
-		}
-		return dom.Text(navs[0])
+		return text(navs[0])
 	}
 	var out []any
 	for _, n := range navs {
-		if t := dom.Text(n); t != "" {
+		if t := text(n); t != "" {
 			out = append(out, t)
 		}
 	}
