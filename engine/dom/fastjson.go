@@ -5,18 +5,21 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
 
 // decodeFast decodes a JSON text into nil, bool, float64, string, []any and map[string]any exactly
-// as json.Unmarshal into an any does, in one pass instead of encoding/json's two (a validating scan,
-// then a decode through its state machine): script JSON and JSON-LD blocks of a megabyte are
-// common on marketplace pages. It takes only the plain cases: a string with bytes that are not UTF-8, a number strconv refuses, and anything that is not valid JSON make it
-// answer ok false, and the caller decodes with encoding/json (whose answer, or error, is then the
-// one given). It never reads past len(b) and visits each byte once; the nesting it recurses into
-// is bounded by the caller's checkDepth.
+// as json.Unmarshal into an any does (but for the long integers exactInt keeps as ints), in one
+// pass instead of encoding/json's two (a validating scan, then a decode through its state
+// machine): script JSON and JSON-LD blocks of a megabyte are common on marketplace pages. It takes
+// only the plain cases: a string with bytes that are not UTF-8, a number strconv refuses, and
+// anything that is not valid JSON make it answer ok false, and the caller decodes with
+// encoding/json (unmarshalStd, whose answer, or error, is then the one given). It never reads past
+// len(b) and visits each byte once; the nesting it recurses into is bounded by the caller's
+// checkDepth.
 func decodeFast(b []byte) (v any, ok bool) {
 	// One copy of the text, whose substrings are the strings without escapes: a string costs no
 	// allocation of its own (the decoded value keeps the text alive, which it mostly is anyway).
@@ -577,6 +580,19 @@ func hex4(b []byte, i int) (rune, bool) {
 	return r, true
 }
 
+// exactInt answers the integer a JSON number of more than 15 digits stands for, when it has no
+// fraction or exponent and fits an int. Past 15 digits a float64 may not hold an integer (2^53
+// has 16): the ids of Twitter, Instagram and Facebook answers are such numbers, and as a float64
+// one prints as another id. A larger number, or one with a fraction, is a float64 as
+// encoding/json has it.
+func exactInt(s string) (int, bool) {
+	if len(strings.TrimPrefix(s, "-")) <= 15 || strings.ContainsAny(s, ".eE") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return int(n), err == nil
+}
+
 // number reads a number of JSON's grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, as
 // strconv.ParseFloat reads it (as encoding/json does); one it refuses (out of range) is left to
 // encoding/json.
@@ -637,6 +653,9 @@ func (d *fastDecoder) number() (any, bool) {
 			}
 			return d.floats.box(float64(n)), true
 		}
+	}
+	if n, ok := exactInt(d.s[start:j]); ok {
+		return n, true
 	}
 	f, err := strconv.ParseFloat(d.s[start:j], 64)
 	if err != nil {

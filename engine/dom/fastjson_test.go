@@ -82,8 +82,7 @@ func TestDecodeFastAgreesWithEncodingJSON(t *testing.T) {
 		}
 		checkFastJSON(t, []byte(tt.in))
 		if ok {
-			var want any
-			_ = json.Unmarshal([]byte(tt.in), &want)
+			want, _ := unmarshalStd([]byte(tt.in))
 			if !sameJSON(v, want) {
 				t.Errorf("%q: %#v, want %#v", tt.in, v, want)
 			}
@@ -98,8 +97,8 @@ func checkFastJSON(t *testing.T, in []byte) {
 	if !ok {
 		return
 	}
-	var want any
-	if err := json.Unmarshal(in, &want); err != nil {
+	want, err := unmarshalStd(in)
+	if err != nil {
 		t.Fatalf("%q: decodeFast took what encoding/json refuses (%v)", in, err)
 	}
 	if !sameJSON(v, want) {
@@ -537,5 +536,38 @@ func TestDecodeFastChunks(t *testing.T) {
 	checkFastJSON(t, []byte(b.String()))
 	if _, ok := decodeFast([]byte(b.String())); !ok {
 		t.Fatal("decodeFast does not take it")
+	}
+}
+
+// An integer past 15 digits keeps its digits (an id of Twitter or Instagram), in the fast decoder
+// and in the encoding/json path a text it leaves there takes (a string that is not UTF-8).
+func TestLongIntegersExact(t *testing.T) {
+	tests := []struct {
+		num  string
+		want any
+	}{
+		{"1234567890123456789", 1234567890123456789},
+		{"-1234567890123456789", -1234567890123456789},
+		{"9007199254740993", 9007199254740993}, // 2^53+1: a float64 reads 2^53
+		{"999999999999999", float64(999999999999999)},
+		{"-999999999999999", float64(-999999999999999)},
+		{"12345678901234567890", 12345678901234567890.0}, // past an int
+		{"1234567890123456.5", 1234567890123456.5},
+		{"1234567890123456e2", 1234567890123456e2},
+	}
+	for _, tt := range tests {
+		for _, in := range []string{`{"id":` + tt.num + `}`, `{"id":` + tt.num + `,"s":"` + "\xff" + `"}`} {
+			v, err := DecodeJSON([]byte(in))
+			if err != nil {
+				t.Fatalf("%q: %v", in, err)
+			}
+			if got := v.(map[string]any)["id"]; got != tt.want {
+				t.Errorf("%q: id %#v, want %#v", in, got, tt.want)
+			}
+		}
+		v, err := DecodeStd(json.NewDecoder(strings.NewReader("[" + tt.num + "]")))
+		if err != nil || v.([]any)[0] != tt.want {
+			t.Errorf("DecodeStd %s: %#v (%v), want %#v", tt.num, v, err, tt.want)
+		}
 	}
 }

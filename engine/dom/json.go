@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"unsafe"
 )
 
@@ -17,7 +18,8 @@ var ErrTooDeep = fmt.Errorf("dom: JSON nested deeper than %d", MaxDepth)
 
 var errUnbalanced = errors.New("dom: unterminated JSON value")
 
-// DecodeJSON decodes a JSON body into nil, bool, float64, string, []any or map[string]any. A value
+// DecodeJSON decodes a JSON body into nil, bool, float64, string, []any or map[string]any, and an
+// integer of more than 15 digits that fits an int into an int (see exactInt). A value
 // nested deeper than MaxDepth is refused with ErrTooDeep before decoding. A leading UTF-8 BOM and
 // an anti-XSSI prefix (")]}'", "for(;;);", "while(1);") as Google and Facebook APIs send are
 // skipped.
@@ -49,11 +51,7 @@ func DecodeJSONString(s string) (any, error) {
 	if v, ok := decodeFastString(s[len(b)-len(t):]); ok {
 		return v, nil
 	}
-	var v any
-	if err := json.Unmarshal(t, &v); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return unmarshalStd(t)
 }
 
 // DecodeJSONPrefixString decodes the object or array s starts with, whatever follows it, as
@@ -90,9 +88,63 @@ func unmarshal(b []byte) (any, error) {
 	if v, ok := decodeFast(b); ok {
 		return v, nil
 	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	return unmarshalStd(b)
+}
+
+// unmarshalStd is json.Unmarshal into an any, but for the integers exactInt keeps: what the
+// fast decoder answers, for the texts it leaves to encoding/json.
+func unmarshalStd(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	v, err := decodeStd(dec)
+	if err != nil {
 		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		// json.Unmarshal's refusal of what follows the value
+		var w any
+		return nil, json.Unmarshal(b, &w)
+	}
+	return v, nil
+}
+
+// DecodeStd is dec.Decode into an any, with integers as exactInt has them (dec's UseNumber is set).
+func DecodeStd(dec *json.Decoder) (any, error) { return decodeStd(dec) }
+
+func decodeStd(dec *json.Decoder) (any, error) {
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return numbers(v)
+}
+
+// numbers replaces the json.Numbers of v, in place, by what the fast decoder gives for them, and
+// refuses one out of a float64's range as json.Unmarshal does.
+func numbers(v any) (any, error) {
+	var err error
+	switch x := v.(type) {
+	case json.Number:
+		if n, ok := exactInt(string(x)); ok {
+			return n, nil
+		}
+		f, ferr := x.Float64()
+		if ferr != nil {
+			return nil, &json.UnmarshalTypeError{Value: "number " + string(x), Type: reflect.TypeFor[float64]()}
+		}
+		return f, nil
+	case []any:
+		for i, e := range x {
+			if x[i], err = numbers(e); err != nil {
+				return nil, err
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if x[k], err = numbers(e); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return v, nil
 }
@@ -191,8 +243,7 @@ func decodeLenient(b []byte) ([]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var out []any
 	for {
-		var v any
-		err := dec.Decode(&v)
+		v, err := decodeStd(dec)
 		if err == io.EOF {
 			return out, nil
 		}

@@ -20,7 +20,8 @@ func TestDecodeJSON(t *testing.T) {
 		err      error // nil: must succeed; errAny: any error
 	}{
 		{"object", `{"a": 1, "b": [true, null, "x"]}`, map[string]any{"a": 1.0, "b": []any{true, nil, "x"}}, nil},
-		{"numbers are float64", `[1, 2.5, -3e2, 9007199254740993]`, []any{1.0, 2.5, -300.0, 9007199254740992.0}, nil},
+		{"numbers are float64", `[1, 2.5, -3e2, 900719925474099]`, []any{1.0, 2.5, -300.0, 900719925474099.0}, nil},
+		{"an integer past 15 digits is an int", `[9007199254740993]`, []any{9007199254740993}, nil},
 		{"null", `null`, nil, nil},
 		{"bom", "\xEF\xBB\xBF{\"a\":1}", map[string]any{"a": 1.0}, nil},
 		{"xssi", ")]}'\n{\"a\":1}", map[string]any{"a": 1.0}, nil},

@@ -657,8 +657,8 @@ func parseJSON(s string) (any, bool) {
 	if v, ok := dom.DecodeJSONPrefixString(s); ok {
 		return v, true
 	}
-	var v any
-	if err := json.NewDecoder(strings.NewReader(s)).Decode(&v); err != nil {
+	v, err := dom.DecodeStd(json.NewDecoder(strings.NewReader(s)))
+	if err != nil {
 		// A JavaScript literal with undefined, NaN or Infinity as values.
 		if fixed, ok := dom.JSLiteralsAsNull([]byte(s)); ok {
 			if w, ok := dom.DecodeJSONPrefixString(string(fixed)); ok {
