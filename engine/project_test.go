@@ -266,7 +266,7 @@ func TestProjectionKeepsOutput(t *testing.T) {
 	// A JSON answer read through a body source; a parse: json step whose only reader is that source
 	// leaves the decode to it.
 	for _, x := range [][2]string{{"youtube.search", "first"}, {"youtube.search", "more"}, {"youtube.comments", "page"}, {"youtube.video", "json"},
-		{"reddit.subreddit", "listing"}, {"twitter.timeline", "api"}, {"youtube.playlist", "browse"}} {
+		{"reddit.subreddit", "listing_body"}, {"twitter.timeline", "api"}, {"youtube.playlist", "browse"}} {
 		if p := engine.Projections(reg.Plan(x[0])); p[x[1]] == nil {
 			t.Errorf("%s decodes its body source %s whole (%s)", x[0], x[1], engine.ProjectionRefused(reg.Plan(x[0])))
 		}
