@@ -354,10 +354,10 @@ func parseClock(t []dtok, date time.Time, loc *time.Location) (time.Time, bool) 
 		case t[i].kind == 'p' && (t[i].s == "+" || t[i].s == "-"):
 			zoned = true
 			offset = zoneOffset(t[i:])
-		case t[i].kind == 'w' && usZones[strings.ToUpper(t[i].s)] != 0:
-			// "3:37 PM EST", "15:37:00 EDT"
+		case t[i].kind == 'w' && zoneKnown(t[i].s):
+			// "3:37 PM EST", "15:37:00 EDT", "14:05 CET"
 			zoned = true
-			offset = usZones[strings.ToUpper(t[i].s)] * 3600
+			offset = zoneNames[strings.ToUpper(t[i].s)] * 60
 		}
 	}
 	if !zoned {
@@ -486,7 +486,7 @@ func formatDate(t time.Time, hasTime bool) (string, bool) {
 func parseAnyDate(s string, order dateOrder, loc *time.Location) (time.Time, bool, bool) {
 	for _, l := range dateLayouts {
 		if t, err := time.ParseInLocation(l.layout, s, loc); err == nil {
-			return usZone(t, l.layout), l.hasTime, true
+			return namedZone(t, l.layout), l.hasTime, true
 		}
 	}
 	if allDigits(s) {
@@ -509,22 +509,38 @@ func parseAnyDate(s string, order dateOrder, loc *time.Location) (time.Time, boo
 	return parseTextDate(s, order, loc)
 }
 
-// usZones are the North American zone names pages print in dates ("Mon Aug 03 12:45:00 EDT 2015"),
-// in hours east of UTC. Go reads a zone name it does not know as UTC with that name.
-var usZones = map[string]int{"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7}
+// zoneNames are the zone abbreviations pages print in dates ("Mon Aug 03 12:45:00 EDT 2015",
+// "14:05 CET"), in minutes east of UTC: North America's, and the ones of Europe, Asia and Oceania
+// that name one zone. An abbreviation of two zones in news pages (IST: India, Ireland and Israel;
+// AST: Atlantic and Arabia) is not among them, so that its time is read in the site's zone like a
+// time without one rather than at a guessed offset. Go reads a zone name it does not know as UTC
+// with that name, which read "9:21am IST" five and a half hours late.
+var zoneNames = map[string]int{
+	"EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360, "PST": -480, "PDT": -420,
+	"AKST": -540, "AKDT": -480, "HST": -600,
+	"WET": 0, "WEST": 60, "BST": 60, "CET": 60, "CEST": 120, "MEZ": 60, "MESZ": 120, "EET": 120, "EEST": 180, "MSK": 180,
+	"JST": 540, "KST": 540, "HKT": 480, "SGT": 480, "AWST": 480, "ACST": 570, "ACDT": 630, "AEST": 600, "AEDT": 660,
+	"NZST": 720, "NZDT": 780,
+}
 
-// usZone gives t, parsed with a layout that names its zone, the offset of a North American zone
-// name Go read as UTC.
-func usZone(t time.Time, layout string) time.Time {
+// zoneKnown reports whether s is one of zoneNames, in any case.
+func zoneKnown(s string) bool {
+	_, ok := zoneNames[strings.ToUpper(s)]
+	return ok
+}
+
+// namedZone gives t, parsed with a layout that names its zone, the offset of a zone name of
+// zoneNames that Go read as UTC.
+func namedZone(t time.Time, layout string) time.Time {
 	if !strings.Contains(layout, "MST") {
 		return t
 	}
 	name, off := t.Zone()
-	h, ok := usZones[name]
+	m, ok := zoneNames[name]
 	if !ok || off != 0 {
 		return t
 	}
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.FixedZone(name, h*3600))
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.FixedZone(name, m*60))
 }
 
 func allDigits(s string) bool {

@@ -144,6 +144,15 @@ func TestParseDateInZone(t *testing.T) {
 		{"Mon, Jan 7 2019 15:37:00 EST", "", tokyo, "2019-01-07T15:37:00-05:00"},
 		{"13 March 2024 10:00 +01:00", "", tokyo, "2024-03-13T10:00:00+01:00"},
 		{"13 March 2024 10:00 UTC", "", ny, "2024-03-13T10:00:00Z"},
+		// the zone names of Europe, Asia and Oceania that name one zone, in a layout and in text
+		{"Tue, 16 Jul 2019 14:05:00 CEST", "", time.UTC, "2019-07-16T12:05:00Z"},
+		{"Tue, 16 Jul 2019 14:05:00 BST", "", tokyo, "2019-07-16T14:05:00+01:00"},
+		{"16 July 2019 2:05 pm BST", "", time.UTC, "2019-07-16T13:05:00Z"},
+		{"Dec 30, 2014 9:21am WET", "", time.UTC, "2014-12-30T09:21:00Z"},
+		{"Dec 30, 2014 9:21am AEDT", "", ny, "2014-12-30T09:21:00+11:00"},
+		{"Dec 30, 2014 9:21am ACST", "", time.UTC, "2014-12-29T23:51:00Z"},
+		// a name of two zones (IST: India, Ireland, Israel) is no zone: the site's clock
+		{"Tue Dec 30, 2014 9:21am IST", "", tokyo, "2014-12-30T09:21:00+09:00"},
 	}
 	for _, c := range cases {
 		got, ok := parseDateIn(c.in, c.hint, c.loc)

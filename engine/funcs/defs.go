@@ -643,8 +643,11 @@ func (s *Set) definitions() []def {
 				"argument is an IANA time zone (`America/New_York`) in which a time of day written without a zone " +
 				"is read (else UTC), for a site that shows its local time (`3:33 PM ET`); the answer then keeps the offset " +
 				"the time was read in (the text's own, else the zone's: `2024-03-13T10:00:00+01:00`), the page's clock as " +
-				"well as the instant. Pass `\"\"` as the layout to keep the automatic formats. A date alone stays a date. The North American zone names EST, EDT, CST, " +
-				"CDT, MST, MDT, PST and PDT are read with their offsets.",
+				"well as the instant. Pass `\"\"` as the layout to keep the automatic formats. A date alone stays a date. Zone names are read with their offsets: " +
+				"North America's (EST, EDT, CST, CDT, MST, MDT, PST, PDT, AKST, AKDT, HST) and the ones of Europe, Asia and " +
+				"Oceania that name one zone (WET, WEST, BST, CET, CEST, MEZ, MESZ, EET, EEST, MSK, JST, KST, HKT, SGT, AWST, " +
+				"ACST, ACDT, AEST, AEDT, NZST, NZDT); a name of two zones (IST: India, Ireland and Israel) is read as no zone, " +
+				"the site's clock.",
 			types: []any{tA, tAS, tASS},
 			fn: func(args ...any) (any, error) {
 				if err := arity("parseDate", args, 1, 3); err != nil {
