@@ -354,10 +354,11 @@ func parseClock(t []dtok, date time.Time, loc *time.Location) (time.Time, bool) 
 		case t[i].kind == 'p' && (t[i].s == "+" || t[i].s == "-"):
 			zoned = true
 			offset = zoneOffset(t[i:])
-		case t[i].kind == 'w' && zoneKnown(t[i].s):
+		case t[i].kind == 'w':
 			// "3:37 PM EST", "15:37:00 EDT", "14:05 CET"
-			zoned = true
-			offset = zoneNames[strings.ToUpper(t[i].s)] * 60
+			if m, ok := zoneNames[strings.ToUpper(t[i].s)]; ok {
+				zoned, offset = true, m*60
+			}
 		}
 	}
 	if !zoned {
@@ -521,12 +522,6 @@ var zoneNames = map[string]int{
 	"WET": 0, "WEST": 60, "BST": 60, "CET": 60, "CEST": 120, "MEZ": 60, "MESZ": 120, "EET": 120, "EEST": 180, "MSK": 180,
 	"JST": 540, "KST": 540, "HKT": 480, "SGT": 480, "AWST": 480, "ACST": 570, "ACDT": 630, "AEST": 600, "AEDT": 660,
 	"NZST": 720, "NZDT": 780,
-}
-
-// zoneKnown reports whether s is one of zoneNames, in any case.
-func zoneKnown(s string) bool {
-	_, ok := zoneNames[strings.ToUpper(s)]
-	return ok
 }
 
 // namedZone gives t, parsed with a layout that names its zone, the offset of a zone name of
