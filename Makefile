@@ -1,4 +1,5 @@
-# asa: see README.md. Every target works on a fresh machine with Go installed; .ci/run installs the rest.
+# asa: see README.md. `make run` and `make test` install Go and a C compiler first where the machine
+# lacks them (.ci/deps, Debian's apt-get); .ci/run installs the rest the suite's tests use.
 SHELL := /bin/bash
 GO ?= go
 CORPUS ?= ../shared/corpus
@@ -6,11 +7,15 @@ BIN := bin/asa
 GOFLAGS_TEST := -race -shuffle=on -count=1 -timeout 30m
 NO_RACE_TESTS := (TestCorpusAll|TestCorpusJSONLDBlocks|TestDecodeFastOnCorpus|TestEquivalentPages|TestSameAsRegexp|TestSplitSameAsRegexp|TestChainSameAsRegexp|TestFastXPathMatchesFull|TestNativeXPathMatchesFull|TestEquivalentCorpus|TestDecodeInternedOnCorpus|TestScanXPathsOnPages|TestElementsPages|TestDirectIsTheVM|TestRuleOrderIsPure|TestProjectionKeepsOutput|TestJSONLDProjectedCorpus|TestScanByLiteralOnPages|TestLazyTreeKeepsOutput|TestCardMasksOnPages|TestAddFamilySiteNeedsNoGo|TestShowIsWhatRuns|TestMCPToolsOfEveryEndpoint|TestValidatesAgainstOpenAPI31Schema)
 
-.PHONY: all build run test lint vet fmt sitedefs update generate generate-check bench bench-compare eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
+.PHONY: all deps build run test lint vet fmt sitedefs update generate generate-check bench bench-compare eval-universal loadtest floodtest crashtest crashtest-pg clustertest batchbench fuzz clean
 
 all: build
 
-build:
+## deps: on a machine without Go or a C compiler (cgo, for SQLite), install what the suite needs (.ci/deps)
+deps:
+	@command -v $(GO) >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 || bash .ci/deps
+
+build: deps
 	$(GO) build -o $(BIN) ./cmd/asa
 
 ## run: build and start the service on its embedded defaults (SQLite under ./data/)
@@ -18,7 +23,7 @@ run: build
 	./$(BIN) serve
 
 ## test: the whole suite: formatting, vet, staticcheck, race tests, sitedef lint, fixtures and corpus expectations, stale docs
-test: lint generate-check
+test: deps lint generate-check
 	$(GO) test $(GOFLAGS_TEST) ./...
 	@# The equivalence tests (a fast path against its reference on every page or many random inputs)
 	@# and the corpus-wide parses are one goroutine of pure computation: under -race they check a
