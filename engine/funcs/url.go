@@ -226,6 +226,8 @@ func unwrapOnce(raw string) (string, bool) {
 		t = first("imgurl")
 	case strings.HasSuffix(host, "bing.com") && isBingAdPath(path): // Bing ads (and Yahoo's, which are Bing's)
 		t = decodeBingAd(first("u"))
+	case strings.HasSuffix(host, "bing.com") && path == "/rebates/welcome": // Bing Rebates shops (US, 2020-2021)
+		t = first("url")
 	case path == "/aclk" || path == "/pagead/aclk": // Google Ads
 		t = first("adurl")
 	case strings.HasSuffix(path, "/l.php"): // Facebook, Instagram
@@ -280,8 +282,12 @@ func decodeBing(v string) string {
 }
 
 // decodeBingAd decodes the u parameter of Bing's ad redirector: the base64 (URL or standard
-// alphabet, sometimes after "a1", as in /ck/a) of the %-escaped target, "https%3a%2f%2fshop.example%2fp".
+// alphabet, sometimes after "a1", as in /ck/a) of the %-escaped target, "https%3a%2f%2fshop.example%2fp";
+// until about 2018 the target itself, %-escaped as any query value (u=http%3a%2f%2fshop.example%2fp).
 func decodeBingAd(v string) string {
+	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+		return v
+	}
 	v = strings.NewReplacer("+", "-", "/", "_").Replace(v)
 	if strings.HasPrefix(v, "a1aHR0") { // "a1" then "htt"
 		v = v[2:]

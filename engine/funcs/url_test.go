@@ -105,6 +105,10 @@ func TestUnwrapURL(t *testing.T) {
 		"https://www.bing.com/aclick?ld=e3f&u=a1aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                 "https://shop.example/p",
 		"https://www.bing.com/aclk?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                     "https://shop.example/p",
 		"https://www.bing.com/click?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                    "https://shop.example/p",
+		// Until about 2018 the target itself, %-escaped; Bing Rebates' shop links (2020-2021).
+		"https://www.bing.com/aclick?ld=d3&u=http%3a%2f%2fwww.shop.example%2fp%3fa%3d1&rlid=9":                           "http://www.shop.example/p?a=1",
+		"https://www.bing.com/rebates/welcome?url=https%3a%2f%2fwww.shop.example%2fp&murl=https%3a%2f%2faff.example%2fc": "https://www.shop.example/p",
+		"https://www.bing.com/rebates/welcome?url=javascript%3aalert(1)":                                                 "https://www.bing.com/rebates/welcome?url=javascript%3aalert(1)",
 		// Nested wrappers.
 		"https://duckduckgo.com/y.js?ad_provider=bingv7aa&u3=https%3A%2F%2Fwww.bing.com%2Faclick%3Fld%3De3f%26u%3DaHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                 "https://shop.example/p",
 		"https://r.search.yahoo.com/cbclk2/dWU9/RV=2/RE=1/RO=10/RU=https%3a%2f%2fwww.bing.com%2faclick%3fld%3de3f%26u%3daHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw/RK=2/RS=x": "https://shop.example/p",
