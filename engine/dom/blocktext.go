@@ -14,7 +14,8 @@ import (
 // paragraphs stay apart. The text's own whitespace is collapsed as Text collapses it, except inside
 // <pre>, whose text is kept as written (each line's trailing spaces dropped); <br>, a list item, a
 // table row and every other block element end a line; paragraphs, headings, lists, tables, block
-// quotes, rules and <pre> blocks are set off by a blank line; table cells are a space apart. Lines
+// quotes, rules and <pre> blocks are set off by a blank line, as is a <br> that ends an empty line
+// ("a<br><br>b"); table cells are a space apart. Lines
 // outside <pre> are trimmed, and empty ones dropped, so there is never more than one blank line in
 // a row outside a <pre>. Skipped elements are those Text skips. Anything but an HTML element (an
 // attribute, a text node, an XML node) gives Text.
@@ -96,8 +97,16 @@ func (b *blockWriter) walk(n, root *html.Node) {
 			b.walk(c, root)
 		}
 	}
-	if gap > 0 || n.Type == html.ElementNode && n.DataAtom == atom.Br {
-		b.brk(max(gap, 1))
+	switch {
+	case gap > 0:
+		b.brk(gap)
+	case n.Type == html.ElementNode && n.DataAtom == atom.Br:
+		if b.line.String() == "" && b.out.Len() > 0 {
+			// a <br> on a line of its own ("a<br><br>b") is the blank line a browser shows
+			b.breaks = 2
+		} else {
+			b.brk(1)
+		}
 	}
 }
 

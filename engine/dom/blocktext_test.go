@@ -8,7 +8,9 @@ import (
 func TestBlockText(t *testing.T) {
 	for _, tc := range []struct{ name, html, want string }{
 		{"paragraphs", "<div id=x><p>One  two\n three.</p><p>Four.</p></div>", "One two three.\n\nFour."},
-		{"br and inline", "<div id=x>a <b>bold</b><br>next<br><br>last</div>", "a bold\nnext\nlast"},
+		{"br and inline", "<div id=x>a <b>bold</b><br>next<br>last</div>", "a bold\nnext\nlast"},
+		// two <br> in a row leave the empty line a browser shows, never more than one
+		{"br on an empty line", "<div id=x>one<br><br>two<br><br><br>three<p>para</p><br>four</div>", "one\n\ntwo\n\nthree\n\npara\n\nfour"},
 		{"list items", "<div id=x><p>Steps:</p><ul><li>one</li><li>two <i>too</i></li></ul>after</div>", "Steps:\n\none\ntwo too\n\nafter"},
 		{"code kept", "<div id=x><p>Try:</p><pre><code>def f():\n    return 1   \n\n\nprint(f())\n</code></pre><p>Done.</p></div>",
 			"Try:\n\ndef f():\n    return 1\n\n\nprint(f())\n\nDone."},

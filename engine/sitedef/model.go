@@ -160,7 +160,7 @@ type Selector struct {
 	Regex     string `yaml:"regex" doc:"Regular expression over the step body: first capture group, or the match."`
 	Const     any    `yaml:"const" doc:"A constant value."`
 	All       bool   `yaml:"all" doc:"Keep every node or match as a list."`
-	Text      string `yaml:"text" doc:"How xpath reads an element's text: flat (the default: one line, whitespace normalised) or block (laid out in lines as a browser shows it: a line per br and block element, paragraphs, lists and pre blocks a blank line apart, a pre's lines and indentation kept)." enum:"flat,block"`
+	Text      string `yaml:"text" doc:"How xpath reads an element's text: flat (the default: one line, whitespace normalised) or block (laid out in lines as a browser shows it: a line per br and block element, paragraphs, lists and pre blocks a blank line apart (so is a second br in a row), a pre's lines and indentation kept)." enum:"flat,block"`
 	From      string `yaml:"from" doc:"Step whose document xpath and regex read (default: the last step run; on a field with select:, the default of each of its selectors)."`
 	Transform string `yaml:"transform" doc:"Expression over value, the selector's result."`
 }
