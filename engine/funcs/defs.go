@@ -525,7 +525,7 @@ func (s *Set) definitions() []def {
 		{
 			name: "unwrapURL", group: groupURLs, sig: "unwrapURL(u) → string | nil",
 			summary: "The target of a redirector link, else u unchanged. Knows Google (`/url?q=` and `url=`, " +
-				"`/imgres?imgurl=`, `/aclk?adurl=`), YouTube `/redirect?q=`, Facebook `l.php?u=`, DuckDuckGo " +
+				"`/imgres?imgurl=`, `/aclk?adurl=`, or its `q=` on the ads of about 2008-2010), YouTube `/redirect?q=`, Facebook `l.php?u=`, DuckDuckGo " +
 				"`/l/?uddg=` and its ads' `/y.js?u3=`, Bing `/ck/a?u=a1...`, its ads' `/aclick?u=...` (base64, or until about 2018 the escaped URL; also `/aclk`, `/click` and the other ad paths Bing lists) and Bing Rebates' `/rebates/welcome?url=`, Yahoo `RU=` (and the older `srd`/`rds.yahoo.com/.../*-http://` " +
 				"and `**http%3a//` links), out.reddit.com, Amazon sponsored `/sspa/click?url=` " +
 				"and generic `/redirect`, `/out`, `/away` links with `url=`; nested wrappers are followed.",

@@ -228,8 +228,8 @@ func unwrapOnce(raw string) (string, bool) {
 		t = decodeBingAd(first("u"))
 	case strings.HasSuffix(host, "bing.com") && path == "/rebates/welcome": // Bing Rebates shops (US, 2020-2021)
 		t = first("url")
-	case path == "/aclk" || path == "/pagead/aclk": // Google Ads
-		t = first("adurl")
+	case path == "/aclk" || path == "/pagead/aclk": // Google Ads (about 2008-2010 the landing page in q=)
+		t = first("adurl", "q")
 	case strings.HasSuffix(path, "/l.php"): // Facebook, Instagram
 		t = first("u")
 	case strings.HasSuffix(host, "youtube.com") && path == "/redirect":

@@ -105,6 +105,10 @@ func TestUnwrapURL(t *testing.T) {
 		"https://www.bing.com/aclick?ld=e3f&u=a1aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                 "https://shop.example/p",
 		"https://www.bing.com/aclk?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                     "https://shop.example/p",
 		"https://www.bing.com/click?ld=e3f&u=aHR0cHMlM2ElMmYlMmZzaG9wLmV4YW1wbGUlMmZw":                    "https://shop.example/p",
+		// Google's ad redirector: the landing page in adurl, about 2008-2010 in q=; a q= that is no URL is no target.
+		"https://www.google.com/aclk?sa=l&ai=x&adurl=https%3A%2F%2Fshop.example%2Fp": "https://shop.example/p",
+		"/aclk?sa=L&ai=x&num=1&q=http://www.keyboards.example/&usg=y":                "http://www.keyboards.example/",
+		"/aclk?sa=L&ai=x&q=pizza&adurl=":                                             "/aclk?sa=L&ai=x&q=pizza&adurl=",
 		// Until about 2018 the target itself, %-escaped; Bing Rebates' shop links (2020-2021).
 		"https://www.bing.com/aclick?ld=d3&u=http%3a%2f%2fwww.shop.example%2fp%3fa%3d1&rlid=9":                           "http://www.shop.example/p?a=1",
 		"https://www.bing.com/rebates/welcome?url=https%3a%2f%2fwww.shop.example%2fp&murl=https%3a%2f%2faff.example%2fc": "https://www.shop.example/p",
