@@ -787,6 +787,23 @@ func (s *Set) definitions() []def {
 			),
 		},
 		{
+			name: "base64Decode", group: groupData, sig: "base64Decode(s) → string | nil",
+			summary: "s decoded from base64, the standard or the URL alphabet, with or without padding, line " +
+				"breaks and spaces ignored: the state a page carries as base64 text in a script " +
+				"(`parseJSON(base64Decode(value))`). nil when s is not base64, when it decodes to bytes that " +
+				"are not UTF-8 text, and for nil.",
+			types: []any{tS},
+			fn: text("base64Decode", 1, 1, func(str string, _ []any) (any, error) {
+				return orNil(decodeBase64(str))
+			}),
+			examples: ex(
+				`base64Decode("eyJhIjogMX0=")`, `"{\"a\": 1}"`,
+				`base64Decode("eyJhIjogMX0")`, `"{\"a\": 1}"`,
+				`base64Decode("aHR0cHM6Ly9leGFtcGxlLmNvbS8_cT0x")`, `"https://example.com/?q=1"`,
+				`base64Decode("not base64!")`, `null`,
+			),
+		},
+		{
 			name: "toJSON", group: groupData, sig: "toJSON(v) → string | nil",
 			summary: "v encoded as compact JSON, map keys sorted, without escaping `<`, `>` and `&`. Replaces " +
 				"expr's builtin, which indents. nil for nil and for values JSON cannot encode.",

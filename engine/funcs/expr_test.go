@@ -484,7 +484,7 @@ var (
 	}
 	wholeText = []string{"normSpace", "stripTags", "blockText", "unescapeHTML", "unescapeCSS", "truncate", "splitLines", "joinLines",
 		"between", "absURL", "urlParam", "queryEscape", "pathUnescape", "urlHost", "urlPath", "unwrapURL", "reFind", "reFindAll",
-		"reMatch", "reReplace", "parseJSON", "toJSON", "get", "find", "findAll", "uniq", "compact",
+		"reMatch", "reReplace", "parseJSON", "base64Decode", "toJSON", "get", "find", "findAll", "uniq", "compact",
 		"flatten", "zipObject", "coalesce", "textOf", "keys", "values", "fromPairs", "wordCount",
 		"bestImage", "cleanText", "closestOf", "howToSteps", "schemaMinutes", "schemaName", "schemaProps", "schemaURL", "schemaYield", "splitTags"}
 )

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr/ast"
 )
@@ -306,6 +307,26 @@ func unbase64URL(v string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// decodeBase64 decodes text a page carries as base64 (a script's state, a data attribute): the
+// standard or the URL alphabet, with or without padding, the line breaks and spaces an encoder or a
+// template may wrap it with ignored. ok is false when s is not base64 or decodes to bytes that are not
+// UTF-8 text (an image, a compressed blob), which no field could use as a string.
+func decodeBase64(s string) (string, bool) {
+	s = strings.TrimRight(strings.Join(strings.Fields(s), ""), "=")
+	if s == "" {
+		return "", false
+	}
+	enc := base64.RawStdEncoding
+	if strings.ContainsAny(s, "-_") {
+		enc = base64.RawURLEncoding
+	}
+	b, err := enc.DecodeString(s)
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }
 
 // yahooTarget extracts the escaped target Yahoo puts in the path: ".../RU=https%3a%2f%2f.../RK=2".
